@@ -1,0 +1,52 @@
+//! Runs a parsed command line: validates arguments, calls the library, prints results.
+//!
+//! API Boundary: this module, `cli` and `output` are the only ones that know about
+//! terminals, exit codes and JSON on stdout.
+
+mod mother;
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use crate::cli::{Cli, Command};
+use crate::home::PatinaHome;
+use crate::output::Out;
+use crate::store::{OpenOptions, Store};
+
+/// Exit codes (documented in the README).
+pub mod exit {
+    /// Success.
+    pub const OK: u8 = 0;
+    /// The command ran but found nothing where that matters (e.g. `explain` of a missing edge).
+    pub const NOT_FOUND: u8 = 1;
+    /// An error: bad arguments, bad input, an unreadable or locked store.
+    pub const ERROR: u8 = 2;
+}
+
+/// Shared state of one invocation.
+pub struct Invocation {
+    pub home: PatinaHome,
+    pub json: bool,
+    pub out: Out,
+}
+
+impl Invocation {
+    /// Opens the mother store, telling the user on stderr if we wait for a lock.
+    pub fn open_store(&self) -> anyhow::Result<Store> {
+        let path = self.home.store_path();
+        Store::open(&path, &OpenOptions::default(), |p| {
+            eprintln!("patina: {} is locked by another patina process; waiting…", p.display());
+        })
+        .context("opening the mother store")
+    }
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let mut ctx = Invocation { home: PatinaHome::resolve(cli.home.as_deref()), json: cli.json, out: Out::default() };
+    let code = match cli.command {
+        Command::Mother(args) => mother::run(&mut ctx, args.command)?,
+    };
+    std::io::Write::flush(&mut ctx.out)?;
+    Ok(ExitCode::from(code))
+}

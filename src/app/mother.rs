@@ -1,0 +1,159 @@
+//! `patina mother …`: sync, link, unlink, log, stats.
+
+use std::io::Write;
+
+use anyhow::Context;
+
+use super::{Invocation, exit};
+use crate::cli::MotherCommand;
+use crate::event::log::EventLog;
+use crate::event::{EdgeType, EventKind, Source};
+use crate::mother::{self, LinkOutcome, LinkRequest};
+use crate::output::{event_json, event_line};
+
+pub fn run(ctx: &mut Invocation, command: MotherCommand) -> anyhow::Result<u8> {
+    match command {
+        MotherCommand::Sync { registry, prune } => sync(ctx, registry, prune),
+        MotherCommand::Link { from, edge_type, to, evidence, weight } => {
+            let edge_type = EdgeType::parse(&edge_type)?;
+            let store = ctx.open_store()?;
+            let log = EventLog::new(&store);
+            let request = LinkRequest { from, edge_type, to, evidence, weight, source: Source::Cli };
+            let outcome = mother::link(&log, request)?;
+            print_link(ctx, "linked", &outcome)
+        }
+        MotherCommand::Unlink { from, edge_type, to, reason } => {
+            let edge_type = EdgeType::parse(&edge_type)?;
+            let store = ctx.open_store()?;
+            let log = EventLog::new(&store);
+            let request = LinkRequest { from, edge_type, to, evidence: reason, weight: None, source: Source::Cli };
+            let outcome = mother::unlink(&log, request)?;
+            print_link(ctx, "unlinked", &outcome)
+        }
+        MotherCommand::Log { since, kind, node, limit } => log(ctx, since, kind, node, limit),
+        MotherCommand::Stats => stats(ctx),
+    }
+}
+
+fn sync(ctx: &mut Invocation, registry: Option<std::path::PathBuf>, prune: bool) -> anyhow::Result<u8> {
+    let path = registry.unwrap_or_else(|| ctx.home.registry_path());
+    if !path.exists() {
+        anyhow::bail!("{}: no registry file here (pass --registry FILE; format in the README)", path.display());
+    }
+    let path = std::path::absolute(&path).unwrap_or(path);
+    let registry = crate::registry::load(&path)?;
+    for warning in &registry.warnings {
+        eprintln!("patina: warning: {warning}");
+    }
+    let store = ctx.open_store()?;
+    let log = EventLog::new(&store);
+    let report = mother::sync(&log, &registry, prune, |_| {}).context("syncing the registry")?;
+    if ctx.json {
+        ctx.out.json(&report)?;
+    } else {
+        writeln!(
+            ctx.out,
+            "synced {}: {} nodes, {} added, {} changed, {} unchanged",
+            report.registry,
+            report.nodes_in_registry,
+            report.added.len(),
+            report.changed.len(),
+            report.unchanged
+        )?;
+        for id in &report.added {
+            writeln!(ctx.out, "  + {id}")?;
+        }
+        for id in &report.changed {
+            writeln!(ctx.out, "  ~ {id}")?;
+        }
+        for id in &report.removed {
+            writeln!(ctx.out, "  - {id}")?;
+        }
+        if !report.not_in_registry.is_empty() {
+            writeln!(
+                ctx.out,
+                "  kept {} registered nodes not in this registry (use --prune to remove): {}",
+                report.not_in_registry.len(),
+                report.not_in_registry.join(", ")
+            )?;
+        }
+    }
+    Ok(exit::OK)
+}
+
+fn print_link(ctx: &mut Invocation, verb: &str, outcome: &LinkOutcome) -> anyhow::Result<u8> {
+    if ctx.json {
+        ctx.out.json(outcome)?;
+    } else {
+        match outcome.seq {
+            Some(seq) => {
+                writeln!(ctx.out, "{verb} {} {} {} (event #{seq})", outcome.from, outcome.edge_type, outcome.to)?
+            }
+            None => writeln!(
+                ctx.out,
+                "already {verb}: {} {} {} (nothing appended)",
+                outcome.from, outcome.edge_type, outcome.to
+            )?,
+        }
+    }
+    Ok(exit::OK)
+}
+
+fn log(
+    ctx: &mut Invocation,
+    since: Option<u64>,
+    kind: Option<String>,
+    node: Option<String>,
+    limit: Option<usize>,
+) -> anyhow::Result<u8> {
+    let kind = kind.as_deref().map(EventKind::parse).transpose()?;
+    let store = ctx.open_store()?;
+    let log = EventLog::new(&store);
+    let mut events = match (&kind, &node) {
+        (Some(kind), _) => log.by_kind(*kind)?,
+        (None, Some(node)) => log.by_node(node)?,
+        (None, None) => log.range(since.map_or(0, |s| s + 1)..)?,
+    };
+    events.retain(|e| {
+        since.is_none_or(|s| e.seq > s)
+            && kind.is_none_or(|k| e.event.kind() == k)
+            && node.as_deref().is_none_or(|n| e.event.nodes().contains(&n))
+    });
+    if let Some(limit) = limit {
+        let skip = events.len().saturating_sub(limit);
+        events.drain(..skip);
+    }
+    if ctx.json {
+        write!(ctx.out, "[")?;
+        for (i, event) in events.iter().enumerate() {
+            let value = event_json(event, log.is_live(event)?);
+            write!(ctx.out, "{}\n  {}", if i == 0 { "" } else { "," }, serde_json::to_string(&value)?)?;
+        }
+        writeln!(ctx.out, "{}]", if events.is_empty() { "" } else { "\n" })?;
+    } else {
+        for event in &events {
+            writeln!(ctx.out, "{}", event_line(event, log.is_live(event)?))?;
+        }
+    }
+    Ok(exit::OK)
+}
+
+fn stats(ctx: &mut Invocation) -> anyhow::Result<u8> {
+    let store = ctx.open_store()?;
+    let stats = EventLog::new(&store).stats()?;
+    if ctx.json {
+        ctx.out.json(&stats)?;
+        return Ok(exit::OK);
+    }
+    writeln!(ctx.out, "store      {}", store.path().display())?;
+    writeln!(ctx.out, "size       {} bytes", stats.store_bytes)?;
+    writeln!(ctx.out, "events     {} ({} live)", stats.events, stats.live_events)?;
+    if let (Some(first), Some(last)) = (stats.first_seq, stats.last_seq) {
+        writeln!(ctx.out, "seq        {first}..={last}")?;
+    }
+    writeln!(ctx.out, "nodes      {}", stats.nodes)?;
+    for (kind, n) in &stats.by_kind {
+        writeln!(ctx.out, "  {kind:<16} {n}")?;
+    }
+    Ok(exit::OK)
+}

@@ -1,0 +1,108 @@
+//! The command line, as clap derive types. Doc comments here are the `--help` text.
+//!
+//! This module only describes arguments; `app` validates them and runs the commands.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Patina Mother: which other projects matter for the one you are working in.
+#[derive(Debug, Parser)]
+#[command(name = "patina", version, about, propagate_version = true, max_term_width = 100)]
+pub struct Cli {
+    /// Data directory [default: $PATINA_HOME, else ~/.patina]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub home: Option<PathBuf>,
+
+    /// Print machine-readable JSON on stdout instead of human output
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// The mother store: events, the registry, links
+    Mother(MotherArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MotherArgs {
+    #[command(subcommand)]
+    pub command: MotherCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MotherCommand {
+    /// Register the nodes of a registry file (appends events for new or changed nodes)
+    Sync {
+        /// Registry YAML [default: $PATINA_HOME/registry.yaml]
+        #[arg(long, value_name = "FILE")]
+        registry: Option<PathBuf>,
+        /// Also remove registered nodes that are not in the registry
+        #[arg(long)]
+        prune: bool,
+    },
+    /// Link two nodes by hand: FROM TYPE TO (types: USES, LEARNS_FROM, TESTS_WITH, SIBLING, DOMAIN)
+    Link {
+        from: String,
+        #[arg(value_name = "TYPE")]
+        edge_type: String,
+        to: String,
+        /// Why the link exists (shown by `explain`)
+        #[arg(long, value_name = "TEXT")]
+        evidence: Option<String>,
+        /// A weight in (0, 1] that overrides the derived one
+        #[arg(long)]
+        weight: Option<f32>,
+    },
+    /// Remove a link; also blocks re-deriving that exact edge until it is linked again
+    Unlink {
+        from: String,
+        #[arg(value_name = "TYPE")]
+        edge_type: String,
+        to: String,
+        /// Why the link is removed
+        #[arg(long, value_name = "TEXT")]
+        reason: Option<String>,
+    },
+    /// Print events of the log, oldest first
+    Log {
+        /// Only events with a sequence number greater than SEQ
+        #[arg(long, value_name = "SEQ")]
+        since: Option<u64>,
+        /// Only events of this kind (e.g. mention, link-added, node-registered)
+        #[arg(long, value_name = "KIND")]
+        kind: Option<String>,
+        /// Only events about this node
+        #[arg(long, value_name = "ID")]
+        node: Option<String>,
+        /// Print at most N events (the last N)
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
+    },
+    /// Counts of events by kind and the store's size
+    Stats,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    #[test]
+    fn verify_cli() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn home_is_global_before_or_after_the_subcommand() {
+        let before = Cli::try_parse_from(["patina", "--home", "/h", "mother", "stats"]).unwrap();
+        let after = Cli::try_parse_from(["patina", "mother", "stats", "--home", "/h"]).unwrap();
+        assert_eq!(before.home, after.home);
+        assert_eq!(after.home.as_deref(), Some(std::path::Path::new("/h")));
+    }
+}

@@ -1,0 +1,282 @@
+//! The on-disk record format of one event.
+//!
+//! ```text
+//! record  = format:u8  kind_tag:u8  payload_version:u8  header  payload
+//! header  = bincode(seq:u64, ts_ms:i64, source:Source, hash:[u8; 32])
+//! payload = bincode(<kind's payload struct at payload_version>)
+//! ```
+//!
+//! bincode 2 with the `standard` configuration (varint integers) and a 16 MiB limit, so a
+//! corrupted length prefix becomes an error instead of a huge allocation.
+//!
+//! Architecture Invariant: decoding never panics. An unknown format, kind tag or payload
+//! version is a [`DecodeError`]. Evolving a payload means adding a new version number
+//! here, keeping the decoder of every older version, and upgrading old payloads to the
+//! current struct on read: old logs stay readable forever.
+
+use serde::{Serialize, de::DeserializeOwned};
+
+use super::{ContentHash, Event, EventKind, Source, StoredEvent};
+use crate::error::DecodeError;
+
+/// The current record format.
+pub const RECORD_FORMAT: u8 = 1;
+/// The payload version every kind is written at today.
+const PAYLOAD_V1: u8 = 1;
+const LIMIT: usize = 16 * 1024 * 1024;
+
+fn config() -> impl bincode::config::Config {
+    bincode::config::standard().with_limit::<LIMIT>()
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Header {
+    seq: u64,
+    ts_ms: i64,
+    source: Source,
+    hash: [u8; 32],
+}
+
+fn to_bytes<T: Serialize>(value: &T, out: &mut Vec<u8>) {
+    // Encoding plain structs into a Vec cannot fail except past the size limit, which
+    // payload sizes (bounded by the ingest size cap) never reach.
+    let bytes = bincode::serde::encode_to_vec(value, config()).expect("bincode encoding of an in-memory event");
+    out.extend_from_slice(&bytes);
+}
+
+/// The payload bytes alone (what the content hash covers).
+pub fn encode_payload(event: &Event) -> Vec<u8> {
+    let mut out = Vec::new();
+    match event {
+        Event::NodeRegistered(e) => to_bytes(e, &mut out),
+        Event::NodeRemoved(e) => to_bytes(e, &mut out),
+        Event::Mention(e) => to_bytes(e, &mut out),
+        Event::Import(e) => to_bytes(e, &mut out),
+        Event::BenchRun(e) => to_bytes(e, &mut out),
+        Event::LinkAdded(e) => to_bytes(e, &mut out),
+        Event::LinkRemoved(e) => to_bytes(e, &mut out),
+        Event::RouteFeedback(e) => to_bytes(e, &mut out),
+        Event::Retracted(e) => to_bytes(e, &mut out),
+    }
+    out
+}
+
+/// Encodes a stored event into one record.
+pub fn encode(stored: &StoredEvent) -> Vec<u8> {
+    let mut out = vec![RECORD_FORMAT, stored.event.kind().tag(), PAYLOAD_V1];
+    let header = Header { seq: stored.seq, ts_ms: stored.ts_ms, source: stored.source.clone(), hash: stored.hash.0 };
+    to_bytes(&header, &mut out);
+    out.extend_from_slice(&encode_payload(&stored.event));
+    out
+}
+
+fn take<T: DeserializeOwned>(bytes: &[u8]) -> Result<(T, usize), DecodeError> {
+    bincode::serde::decode_from_slice(bytes, config()).map_err(|err| DecodeError::Malformed(err.to_string()))
+}
+
+/// Decodes one record; never panics, whatever the bytes.
+pub fn decode(bytes: &[u8]) -> Result<StoredEvent, DecodeError> {
+    let (&format, rest) = bytes.split_first().ok_or(DecodeError::Empty)?;
+    if format != RECORD_FORMAT {
+        return Err(DecodeError::UnknownFormat(format));
+    }
+    let [tag, version, rest @ ..] = rest else {
+        return Err(DecodeError::Malformed("record shorter than its prefix".into()));
+    };
+    let kind = EventKind::from_tag(*tag).ok_or(DecodeError::UnknownKind(*tag))?;
+    if *version != PAYLOAD_V1 {
+        return Err(DecodeError::UnknownVersion { kind: kind.as_str(), version: *version });
+    }
+    let (header, used) = take::<Header>(rest)?;
+    let payload = &rest[used..];
+    let (event, used) = decode_payload_v1(kind, payload)?;
+    if used != payload.len() {
+        return Err(DecodeError::TrailingBytes(payload.len() - used));
+    }
+    Ok(StoredEvent {
+        seq: header.seq,
+        ts_ms: header.ts_ms,
+        source: header.source,
+        hash: ContentHash(header.hash),
+        event,
+    })
+}
+
+fn decode_payload_v1(kind: EventKind, bytes: &[u8]) -> Result<(Event, usize), DecodeError> {
+    fn wrap<T: DeserializeOwned>(bytes: &[u8], f: fn(T) -> Event) -> Result<(Event, usize), DecodeError> {
+        take::<T>(bytes).map(|(v, used)| (f(v), used))
+    }
+    match kind {
+        EventKind::NodeRegistered => wrap(bytes, Event::NodeRegistered),
+        EventKind::NodeRemoved => wrap(bytes, Event::NodeRemoved),
+        EventKind::Mention => wrap(bytes, Event::Mention),
+        EventKind::Import => wrap(bytes, Event::Import),
+        EventKind::BenchRun => wrap(bytes, Event::BenchRun),
+        EventKind::LinkAdded => wrap(bytes, Event::LinkAdded),
+        EventKind::LinkRemoved => wrap(bytes, Event::LinkRemoved),
+        EventKind::RouteFeedback => wrap(bytes, Event::RouteFeedback),
+        EventKind::Retracted => wrap(bytes, Event::Retracted),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::event::*;
+
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![".{0,24}", "[a-zA-Z0-9_/-]{1,12}"]
+    }
+
+    fn strings() -> impl Strategy<Value = Vec<String>> {
+        prop::collection::vec(text(), 0..4)
+    }
+
+    fn edge_type() -> impl Strategy<Value = EdgeType> {
+        prop::sample::select(EdgeType::ALL.to_vec())
+    }
+
+    fn source() -> impl Strategy<Value = Source> {
+        prop_oneof![
+            Just(Source::Cli),
+            Just(Source::Mcp),
+            (text(), any::<u32>(), any::<u32>()).prop_map(|(p, a, b)| Source::file(p, a, b)),
+        ]
+    }
+
+    pub(crate) fn event() -> impl Strategy<Value = Event> {
+        prop_oneof![
+            (
+                text(),
+                any::<bool>(),
+                prop::option::of(text()),
+                strings(),
+                prop::option::of(text()),
+                strings(),
+                strings()
+            )
+                .prop_map(|(id, project, path, domains, summary, aliases, packages)| {
+                    Event::NodeRegistered(NodeRegistered {
+                        id,
+                        kind: if project { NodeKind::Project } else { NodeKind::Reference },
+                        path,
+                        domains,
+                        summary,
+                        aliases,
+                        packages,
+                    })
+                }),
+            (text(), prop::option::of(text())).prop_map(|(id, reason)| Event::NodeRemoved(NodeRemoved { id, reason })),
+            (
+                text(),
+                text(),
+                text(),
+                prop::option::of(text()),
+                prop::sample::select(CueClass::ALL.to_vec()),
+                text(),
+                text(),
+                text()
+            )
+                .prop_map(
+                    |(project, repo, session_id, session_date, cue_class, cue, matched, sentence)| {
+                        Event::Mention(Mention {
+                            project,
+                            repo,
+                            session_id,
+                            session_date,
+                            cue_class,
+                            cue,
+                            matched,
+                            sentence,
+                        })
+                    }
+                ),
+            (text(), text(), text(), text()).prop_map(|(project, repo, manifest, dependency)| Event::Import(Import {
+                project,
+                repo,
+                manifest,
+                dependency
+            })),
+            (text(), text(), text(), prop::option::of(text()), text()).prop_map(
+                |(project, repo, suite, command, when)| Event::BenchRun(BenchRun {
+                    project,
+                    repo,
+                    suite,
+                    command,
+                    when
+                })
+            ),
+            (text(), edge_type(), text(), prop::option::of(text()), prop::option::of(0.0f32..10.0)).prop_map(
+                |(from, edge_type, to, evidence, weight)| Event::LinkAdded(LinkAdded {
+                    from,
+                    edge_type,
+                    to,
+                    evidence,
+                    weight
+                })
+            ),
+            (text(), edge_type(), text(), prop::option::of(text())).prop_map(|(from, edge_type, to, reason)| {
+                Event::LinkRemoved(LinkRemoved { from, edge_type, to, reason })
+            }),
+            (text(), prop::option::of(text()), text(), any::<u32>(), any::<bool>()).prop_map(
+                |(query_id, project, repo, rank, useful)| Event::RouteFeedback(RouteFeedback {
+                    query_id,
+                    project,
+                    repo,
+                    rank,
+                    useful
+                })
+            ),
+            (any::<u64>(), text()).prop_map(|(target_seq, reason)| Event::Retracted(Retracted { target_seq, reason })),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn every_event_kind_round_trips(event in event(), source in source(), seq in 1u64.., ts_ms in any::<i64>()) {
+            let hash = event.content_hash(&source);
+            let stored = StoredEvent { seq, ts_ms, source, hash, event };
+            let bytes = encode(&stored);
+            prop_assert_eq!(decode(&bytes).unwrap(), stored);
+        }
+
+        #[test]
+        fn garbage_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
+            let _ = decode(&bytes);
+        }
+
+        #[test]
+        fn truncated_or_flipped_records_are_errors_or_decode(event in event(), cut in any::<prop::sample::Index>(), flip in any::<prop::sample::Index>()) {
+            let stored = StoredEvent { seq: 7, ts_ms: 1, source: Source::Cli, hash: event.content_hash(&Source::Cli), event };
+            let bytes = encode(&stored);
+            let cut_at = cut.index(bytes.len());
+            prop_assert!(decode(&bytes[..cut_at]).is_err());
+            let mut flipped = bytes.clone();
+            let i = flip.index(flipped.len());
+            flipped[i] ^= 0xa5;
+            let _ = decode(&flipped);
+        }
+    }
+
+    #[test]
+    fn unknown_tags_and_versions_are_errors() {
+        assert_eq!(decode(&[]), Err(DecodeError::Empty));
+        assert_eq!(decode(&[9, 1, 1]), Err(DecodeError::UnknownFormat(9)));
+        assert_eq!(decode(&[RECORD_FORMAT, 200, 1]), Err(DecodeError::UnknownKind(200)));
+        assert!(matches!(
+            decode(&[RECORD_FORMAT, 3, 9]),
+            Err(DecodeError::UnknownVersion { kind: "mention", version: 9 })
+        ));
+        assert!(matches!(decode(&[RECORD_FORMAT, 3, 1, 0xff, 0xff]), Err(DecodeError::Malformed(_))));
+    }
+
+    #[test]
+    fn huge_length_prefix_is_an_error_not_an_allocation() {
+        // A header claiming a 2^60-byte string.
+        let mut bytes = vec![RECORD_FORMAT, 2, 1, 1, 1, 2];
+        bytes.extend_from_slice(&[0xfd, 0, 0, 0, 0, 0, 0, 0, 0x10]);
+        assert!(decode(&bytes).is_err());
+    }
+}

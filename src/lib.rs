@@ -1,0 +1,18 @@
+//! Patina Mother: a local-first, event-sourced knowledge store that tells an AI coding
+//! assistant which other projects matter for the one it is working in.
+//!
+//! See `ARCHITECTURE.md` for the bird's-eye view. In short: inputs become [`event`]s in
+//! an append-only log ([`event::log`]) inside the mother [`store`]; everything else is
+//! derived from that log.
+
+pub mod app;
+pub mod cli;
+pub mod error;
+pub mod event;
+pub mod home;
+pub mod mother;
+pub mod output;
+pub mod registry;
+pub mod store;
+
+pub use error::{Error, Result};

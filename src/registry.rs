@@ -1,0 +1,265 @@
+//! The registry file: the user's description of their world (projects and reference repos).
+//!
+//! ```yaml
+//! nodes:
+//!   - id: patina            # required, unique (case-insensitively)
+//!     kind: project         # required: project | reference
+//!     path: ~/projects/patina
+//!     domains: [rust]
+//!     summary: "Context orchestration for AI-assisted development"
+//!     aliases: ["NicabarNimble/patina"]
+//!     packages: ["patina-ai"]
+//! ```
+//!
+//! Parsing never panics and never half-succeeds: a file either yields every node or one
+//! error naming the file, the line and the problem. Unknown fields are kept out of the
+//! nodes and reported as warnings, so a newer registry still loads.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::RegistryError;
+use crate::event::{NodeKind, NodeRegistered};
+
+/// A parsed registry.
+#[derive(Debug, Clone)]
+pub struct Registry {
+    pub path: PathBuf,
+    pub nodes: Vec<RegistryNode>,
+    pub warnings: Vec<String>,
+}
+
+/// One node and the lines of the file it came from (1-based, inclusive; 0 if unknown).
+#[derive(Debug, Clone)]
+pub struct RegistryNode {
+    pub node: NodeRegistered,
+    pub start_line: u32,
+    pub end_line: u32,
+}
+
+#[derive(Deserialize)]
+struct RawFile {
+    #[serde(default)]
+    nodes: Option<Vec<RawNode>>,
+    #[serde(flatten)]
+    extra: BTreeMap<String, serde_yaml_ng::Value>,
+}
+
+#[derive(Deserialize)]
+struct RawNode {
+    id: Option<String>,
+    kind: Option<String>,
+    path: Option<String>,
+    #[serde(default)]
+    domains: Vec<String>,
+    summary: Option<String>,
+    #[serde(default)]
+    aliases: Vec<String>,
+    #[serde(default)]
+    packages: Vec<String>,
+    #[serde(flatten)]
+    extra: BTreeMap<String, serde_yaml_ng::Value>,
+}
+
+/// Checks a node id: non-empty, at most 200 bytes, no whitespace or control characters.
+pub fn validate_id(id: &str) -> Result<(), String> {
+    if id.is_empty() {
+        return Err("id is empty".into());
+    }
+    if id.len() > 200 {
+        return Err(format!("id '{}…' is longer than 200 bytes", &id[..id.floor_char_boundary(40)]));
+    }
+    if let Some(c) = id.chars().find(|c| c.is_whitespace() || c.is_control()) {
+        return Err(format!("id {id:?} contains {c:?} (ids have no whitespace or control characters)"));
+    }
+    Ok(())
+}
+
+/// Reads and validates a registry file.
+pub fn load(path: &Path) -> Result<Registry, RegistryError> {
+    let bytes = std::fs::read(path).map_err(|source| RegistryError::Io { path: path.to_path_buf(), source })?;
+    let text = String::from_utf8(bytes).map_err(|err| RegistryError::Syntax {
+        path: path.to_path_buf(),
+        message: format!("not valid UTF-8 (at byte {})", err.utf8_error().valid_up_to()),
+    })?;
+    parse(path, &text)
+}
+
+/// Parses registry text; `path` names the file in errors and resolves relative node paths.
+pub fn parse(path: &Path, text: &str) -> Result<Registry, RegistryError> {
+    let syntax = |message: String| RegistryError::Syntax { path: path.to_path_buf(), message };
+    let raw: RawFile = if text.trim().is_empty() {
+        return Err(syntax("file is empty (expected a `nodes:` list)".into()));
+    } else {
+        serde_yaml_ng::from_str(text).map_err(|err| syntax(err.to_string()))?
+    };
+    let Some(raw_nodes) = raw.nodes else {
+        return Err(syntax("no `nodes:` list at the top level".into()));
+    };
+    let mut warnings: Vec<String> =
+        raw.extra.keys().map(|k| format!("{}: unknown top-level field `{k}` ignored", path.display())).collect();
+    let starts = node_start_lines(text, raw_nodes.len());
+    let base_dir = path.parent().unwrap_or(Path::new("."));
+    let mut seen: HashMap<String, (String, u32)> = HashMap::new();
+    let mut nodes = Vec::with_capacity(raw_nodes.len());
+    for (index, raw) in raw_nodes.into_iter().enumerate() {
+        let start_line = starts.get(index).copied().unwrap_or(0);
+        let end_line = starts.get(index + 1).map(|next| next.saturating_sub(1)).unwrap_or_else(|| last_line(text));
+        let invalid =
+            |message: String| RegistryError::Invalid { path: path.to_path_buf(), line: start_line as usize, message };
+        let id = raw.id.ok_or_else(|| invalid(format!("node #{} has no `id`", index + 1)))?;
+        let id = id.trim().to_string();
+        validate_id(&id).map_err(&invalid)?;
+        let kind_text = raw.kind.ok_or_else(|| invalid(format!("node '{id}' has no `kind` (project or reference)")))?;
+        let kind = NodeKind::parse(&kind_text)
+            .ok_or_else(|| invalid(format!("node '{id}' has kind '{kind_text}' (valid: project, reference)")))?;
+        if let Some((first, line)) = seen.get(&id.to_lowercase()) {
+            return Err(invalid(format!("duplicate id '{id}' (first defined as '{first}' at line {line})")));
+        }
+        seen.insert(id.to_lowercase(), (id.clone(), start_line));
+        for key in raw.extra.keys() {
+            warnings.push(format!("{}:{start_line}: node '{id}': unknown field `{key}` ignored", path.display()));
+        }
+        let path = raw.path.map(|p| resolve_node_path(base_dir, p.trim()));
+        nodes.push(RegistryNode {
+            node: NodeRegistered {
+                id,
+                kind,
+                path,
+                domains: clean_list(raw.domains, true),
+                summary: raw.summary.map(|s| s.trim().to_string()).filter(|s| !s.is_empty()),
+                aliases: clean_list(raw.aliases, false),
+                packages: clean_list(raw.packages, false),
+            },
+            start_line,
+            end_line: end_line.max(start_line),
+        });
+    }
+    Ok(Registry { path: path.to_path_buf(), nodes, warnings })
+}
+
+fn clean_list(items: Vec<String>, lowercase: bool) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(items.len());
+    for item in items {
+        let item = item.trim();
+        let item = if lowercase { item.to_lowercase() } else { item.to_string() };
+        if !item.is_empty() && !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    out
+}
+
+/// Relative paths are relative to the registry file; `~` stays as written (it is expanded
+/// where the path is used, so one registry serves every machine of its owner).
+fn resolve_node_path(base_dir: &Path, path: &str) -> String {
+    if path.starts_with('~') || Path::new(path).is_absolute() {
+        return path.to_string();
+    }
+    let joined = base_dir.join(path);
+    std::path::absolute(&joined).unwrap_or(joined).to_string_lossy().into_owned()
+}
+
+/// Expands a leading `~` to `$HOME`.
+pub fn expand_home(path: &str) -> PathBuf {
+    match path.strip_prefix('~') {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => match std::env::var_os("HOME") {
+            Some(home) => PathBuf::from(home).join(rest.trim_start_matches('/')),
+            None => PathBuf::from(path),
+        },
+        _ => PathBuf::from(path),
+    }
+}
+
+fn last_line(text: &str) -> u32 {
+    text.lines().count() as u32
+}
+
+/// The 1-based line where each entry of the `nodes:` list starts (`- ` at the list's
+/// indentation), in order. Best effort: used for error messages and event sources.
+fn node_start_lines(text: &str, expected: usize) -> Vec<u32> {
+    let mut starts = Vec::with_capacity(expected);
+    let mut in_nodes = false;
+    let mut item_indent: Option<usize> = None;
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let indent = line.len() - trimmed.len();
+        if indent == 0 && !trimmed.starts_with('-') {
+            in_nodes = trimmed.starts_with("nodes:");
+            item_indent = None;
+            continue;
+        }
+        if in_nodes && (trimmed.starts_with("- ") || trimmed == "-") {
+            let at = *item_indent.get_or_insert(indent);
+            if indent == at {
+                starts.push(i as u32 + 1);
+            }
+        }
+    }
+    starts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_str(text: &str) -> Result<Registry, RegistryError> {
+        parse(Path::new("/reg/registry.yaml"), text)
+    }
+
+    #[test]
+    fn parses_nodes_with_line_spans() {
+        let reg = parse_str(
+            "# world\nnodes:\n  - id: a\n    kind: project\n    path: repos/a\n  - id: b\n    kind: Reference\n    domains: [Rust, rust]\n",
+        )
+        .unwrap();
+        assert_eq!(reg.nodes.len(), 2);
+        assert_eq!((reg.nodes[0].start_line, reg.nodes[0].end_line), (3, 5));
+        assert_eq!((reg.nodes[1].start_line, reg.nodes[1].end_line), (6, 8));
+        assert_eq!(reg.nodes[0].node.path.as_deref(), Some("/reg/repos/a"));
+        assert_eq!(reg.nodes[1].node.kind, NodeKind::Reference);
+        assert_eq!(reg.nodes[1].node.domains, vec!["rust"]);
+    }
+
+    #[test]
+    fn duplicate_ids_name_both_lines() {
+        let err = parse_str("nodes:\n  - id: a\n    kind: project\n  - id: A\n    kind: reference\n").unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("registry.yaml:4") && msg.contains("duplicate id 'A'") && msg.contains("line 2"), "{msg}");
+    }
+
+    #[test]
+    fn syntax_errors_and_missing_fields_are_clear() {
+        let msg = parse_str("nodes:\n  - id: a\n    kind: [unclosed\n").unwrap_err().to_string();
+        assert!(msg.starts_with("/reg/registry.yaml: "), "{msg}");
+        let msg = parse_str("nodes:\n  - id: a\n").unwrap_err().to_string();
+        assert!(msg.contains("no `kind`"), "{msg}");
+        let msg = parse_str("nodes:\n  - id: a\n    kind: library\n").unwrap_err().to_string();
+        assert!(msg.contains("library") && msg.contains("project, reference"), "{msg}");
+        let msg = parse_str("nodes:\n  - id: has space\n    kind: project\n").unwrap_err().to_string();
+        assert!(msg.contains("whitespace"), "{msg}");
+        assert!(parse_str("").is_err());
+        assert!(parse_str("other: 1\n").is_err());
+    }
+
+    #[test]
+    fn unknown_fields_are_warnings() {
+        let reg = parse_str("nodes:\n  - id: a\n    kind: project\n    colour: red\n").unwrap();
+        assert_eq!(reg.warnings.len(), 1);
+        assert!(reg.warnings[0].contains("colour"));
+    }
+
+    #[test]
+    fn real_registry_parses() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/patina-registry.yaml");
+        let Ok(reg) = load(&path) else { return };
+        assert_eq!(reg.nodes.len(), 32);
+        assert!(reg.warnings.is_empty(), "{:?}", reg.warnings);
+        assert!(reg.nodes.iter().all(|n| n.start_line > 0));
+    }
+}

@@ -1,0 +1,76 @@
+//! Helpers for integration tests: a temporary `PATINA_HOME` and a way to run `patina`.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A temporary Patina home; every command run through it uses `--home`.
+pub struct Home {
+    pub dir: tempfile::TempDir,
+}
+
+impl Home {
+    pub fn new() -> Home {
+        Home { dir: tempfile::tempdir().expect("temp dir") }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn store_path(&self) -> PathBuf {
+        self.path().join("mother").join("store.redb")
+    }
+
+    /// A `patina` command with `--home` set and a short lock wait.
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_patina"));
+        cmd.args(args).arg("--home").arg(self.path()).env("PATINA_LOCK_WAIT", "2").env_remove("PATINA_HOME");
+        cmd
+    }
+
+    /// Runs `patina ARGS`, asserts success, returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.cmd(args).output().expect("run patina");
+        assert!(out.status.success(), "patina {args:?} failed ({}):\n{}", out.status, stderr(&out));
+        String::from_utf8(out.stdout).expect("stdout is UTF-8")
+    }
+
+    /// Runs `patina ARGS`, asserts failure with exit code 2, returns stderr.
+    pub fn fails(&self, args: &[&str]) -> String {
+        let out = self.cmd(args).output().expect("run patina");
+        assert_eq!(out.status.code(), Some(2), "patina {args:?} should fail with 2:\n{}", stdout(&out));
+        assert!(out.stdout.is_empty(), "errors go to stderr, not stdout: {}", stdout(&out));
+        stderr(&out)
+    }
+
+    pub fn json(&self, args: &[&str]) -> serde_json::Value {
+        let mut all: Vec<&str> = args.to_vec();
+        all.push("--json");
+        let text = self.ok(&all);
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("patina {args:?} --json is not JSON ({e}):\n{text}"))
+    }
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `../shared/data`, where the real session logs, registry and queryset live.
+pub fn shared_data() -> PathBuf {
+    root().join("..").join("shared").join("data")
+}
+
+pub fn example_registry() -> String {
+    root().join("examples/world/registry.yaml").display().to_string()
+}
