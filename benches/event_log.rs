@@ -21,6 +21,7 @@ fn mention(i: u64) -> NewEvent {
             cue: if i % 3 == 0 { "stress test".into() } else { String::new() },
             matched: format!("repo{}", i % 32),
             sentence: format!("Ran the parser stress test on repo{} and counted {i} symbols.", i % 32),
+            co_mentions: 1,
         }),
     )
 }

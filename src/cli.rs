@@ -45,6 +45,24 @@ pub enum MotherCommand {
         #[arg(long)]
         prune: bool,
     },
+    /// Turn session logs, manifests and bench logs into events (idempotent)
+    Ingest {
+        /// Files and directories to read (directories are walked, honouring .gitignore)
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+        /// The project these files belong to [default: the node whose path contains each file]
+        #[arg(long, value_name = "ID")]
+        project: Option<String>,
+        /// Skip files larger than this many bytes
+        #[arg(long, value_name = "BYTES", default_value_t = crate::ingest::DEFAULT_MAX_FILE_BYTES)]
+        max_file_size: u64,
+        /// Extra cue vocabulary (TOML, same shape as rules/cues.toml) [default: $PATINA_HOME/rules/cues.toml]
+        #[arg(long, value_name = "FILE")]
+        cues: Option<PathBuf>,
+        /// Re-read files even when they have not changed since the last ingest
+        #[arg(long)]
+        force: bool,
+    },
     /// Link two nodes by hand: FROM TYPE TO (types: USES, LEARNS_FROM, TESTS_WITH, SIBLING, DOMAIN)
     Link {
         from: String,

@@ -10,6 +10,7 @@ pub mod cli;
 pub mod error;
 pub mod event;
 pub mod home;
+pub mod ingest;
 pub mod mother;
 pub mod output;
 pub mod registry;

@@ -14,6 +14,10 @@ use crate::output::{event_json, event_line};
 pub fn run(ctx: &mut Invocation, command: MotherCommand) -> anyhow::Result<u8> {
     match command {
         MotherCommand::Sync { registry, prune } => sync(ctx, registry, prune),
+        MotherCommand::Ingest { paths, project, max_file_size, cues, force } => {
+            let options = crate::ingest::IngestOptions { project, max_file_bytes: max_file_size, force };
+            super::ingest::run(ctx, &paths, &options, cues)
+        }
         MotherCommand::Link { from, edge_type, to, evidence, weight } => {
             let edge_type = EdgeType::parse(&edge_type)?;
             let store = ctx.open_store()?;

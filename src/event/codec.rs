@@ -177,10 +177,11 @@ mod tests {
                 prop::sample::select(CueClass::ALL.to_vec()),
                 text(),
                 text(),
-                text()
+                text(),
+                any::<u32>()
             )
                 .prop_map(
-                    |(project, repo, session_id, session_date, cue_class, cue, matched, sentence)| {
+                    |(project, repo, session_id, session_date, cue_class, cue, matched, sentence, co_mentions)| {
                         Event::Mention(Mention {
                             project,
                             repo,
@@ -190,6 +191,7 @@ mod tests {
                             cue,
                             matched,
                             sentence,
+                            co_mentions,
                         })
                     }
                 ),

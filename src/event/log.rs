@@ -106,10 +106,28 @@ impl<'s> EventLog<'s> {
         EventLog { store }
     }
 
+    pub fn store(&self) -> &'s Store {
+        self.store
+    }
+
     /// Appends events in one write transaction.
     pub fn append(&self, events: impl IntoIterator<Item = NewEvent>) -> Result<AppendReport, Error> {
         let txn = self.store.db.begin_write()?;
         let report = append_in(&txn, events)?;
+        txn.commit()?;
+        Ok(report)
+    }
+
+    /// Appends events and runs `also` in the same write transaction (e.g. to record which
+    /// input files the events came from), so both commit or neither does.
+    pub fn append_with(
+        &self,
+        events: impl IntoIterator<Item = NewEvent>,
+        also: impl FnOnce(&WriteTransaction) -> Result<(), Error>,
+    ) -> Result<AppendReport, Error> {
+        let txn = self.store.db.begin_write()?;
+        let report = append_in(&txn, events)?;
+        also(&txn)?;
         txn.commit()?;
         Ok(report)
     }
@@ -223,6 +241,44 @@ impl<'s> EventLog<'s> {
     /// Events read from one source file, in seq order.
     pub fn by_source(&self, path: &str) -> Result<Vec<StoredEvent>, Error> {
         self.by_index(self.seqs(BY_SOURCE, path)?)
+    }
+
+    /// The live events read from one source file, in seq order.
+    pub fn live_by_source(&self, path: &str) -> Result<Vec<StoredEvent>, Error> {
+        let seqs = self.seqs(BY_SOURCE, path)?;
+        let txn = self.read()?;
+        let (Some(events), Some(live)) = (open_read(&txn, EVENTS)?, open_read(&txn, LIVE)?) else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        for seq in seqs {
+            let Some(bytes) = events.get(seq)? else { continue };
+            let event = decode_at(seq, bytes.value())?;
+            if live.get(event.hash.0.as_slice())?.map(|s| s.value()) == Some(seq) {
+                out.push(event);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every source path that starts with `prefix` (events were read from it at some point).
+    pub fn sources_under(&self, prefix: &str) -> Result<Vec<String>, Error> {
+        let txn = self.read()?;
+        let table = match txn.open_multimap_table(BY_SOURCE) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+            Err(err) => return Err(err.into()),
+        };
+        let mut out = Vec::new();
+        for entry in table.range(prefix..)? {
+            let (key, _) = entry?;
+            let key = key.value();
+            if !key.starts_with(prefix) {
+                break;
+            }
+            out.push(key.to_string());
+        }
+        Ok(out)
     }
 
     /// Whether `event` is live: not superseded and not retracted.

@@ -211,6 +211,8 @@ pub struct Mention {
     pub matched: String,
     /// The sentence around the mention.
     pub sentence: String,
+    /// Distinct nodes named on the same line (a bulk list or stats table names many).
+    pub co_mentions: u32,
 }
 
 /// A manifest of `project` depends on `repo`.

@@ -1,0 +1,224 @@
+//! The cue vocabulary: which words near a mention say what relation it evidences.
+//!
+//! The vocabulary is data (`rules/cues.toml`), compiled into the binary as the default
+//! and extended at run time by a user file of the same shape. A user file only adds.
+
+use std::path::Path;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use serde::Deserialize;
+
+use crate::event::CueClass;
+
+/// The built-in vocabulary.
+pub const DEFAULT_CUES: &str = include_str!("../../rules/cues.toml");
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCues {
+    #[serde(default)]
+    testing: RawClass,
+    #[serde(default)]
+    learning: RawClass,
+    #[serde(default)]
+    using: RawClass,
+    #[serde(default)]
+    context: RawContext,
+    #[serde(default)]
+    ambiguous: RawAmbiguous,
+    #[serde(default)]
+    bulk: RawBulk,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawClass {
+    #[serde(default)]
+    phrases: Vec<String>,
+    #[serde(default)]
+    weak_phrases: Vec<String>,
+    #[serde(default)]
+    repo_flag_commands: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawContext {
+    #[serde(default)]
+    repo_words: Vec<String>,
+    #[serde(default)]
+    repo_path_segments: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAmbiguous {
+    #[serde(default)]
+    ids: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBulk {
+    min_distinct_nodes: Option<usize>,
+}
+
+/// A compiled cue vocabulary.
+#[derive(Debug, Clone)]
+pub struct Cues {
+    /// Phrase automaton (ASCII case-insensitive, leftmost-longest).
+    automaton: AhoCorasick,
+    /// The class and strength (`true` = strong) of each phrase, by pattern index.
+    classes: Vec<(CueClass, bool)>,
+    pub repo_flag_commands: Vec<String>,
+    pub repo_words: Vec<String>,
+    pub repo_path_segments: Vec<String>,
+    /// Lower-cased ambiguous ids and aliases.
+    pub ambiguous: Vec<String>,
+    pub bulk_min_distinct_nodes: usize,
+    /// A hash of the whole vocabulary (part of the ingest cache key).
+    pub fingerprint: [u8; 32],
+}
+
+/// One cue found in a text: byte span and class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CueHit {
+    pub start: usize,
+    pub end: usize,
+    pub class: CueClass,
+    /// A strong cue (from `phrases`) rather than a weak one (`weak_phrases`).
+    pub strong: bool,
+}
+
+impl Cues {
+    /// The built-in vocabulary, extended by `extra` TOML texts (each labelled for errors).
+    pub fn load(extra: &[(String, String)]) -> Result<Cues, String> {
+        let mut merged: RawCues = toml::from_str(DEFAULT_CUES).map_err(|e| format!("built-in cues: {e}"))?;
+        let mut fingerprint = blake3::Hasher::new();
+        fingerprint.update(DEFAULT_CUES.as_bytes());
+        for (label, text) in extra {
+            let raw: RawCues = toml::from_str(text).map_err(|e| format!("{label}: {e}"))?;
+            fingerprint.update(text.as_bytes());
+            for (into, from) in [
+                (&mut merged.testing, raw.testing),
+                (&mut merged.learning, raw.learning),
+                (&mut merged.using, raw.using),
+            ] {
+                into.phrases.extend(from.phrases);
+                into.weak_phrases.extend(from.weak_phrases);
+                into.repo_flag_commands.extend(from.repo_flag_commands);
+            }
+            merged.context.repo_words.extend(raw.context.repo_words);
+            merged.context.repo_path_segments.extend(raw.context.repo_path_segments);
+            merged.ambiguous.ids.extend(raw.ambiguous.ids);
+            if raw.bulk.min_distinct_nodes.is_some() {
+                merged.bulk.min_distinct_nodes = raw.bulk.min_distinct_nodes;
+            }
+        }
+        let mut phrases = Vec::new();
+        let mut classes = Vec::new();
+        // Strong phrases first, so a phrase listed as both is strong.
+        for strong in [true, false] {
+            for (class, raw) in [
+                (CueClass::Testing, &merged.testing),
+                (CueClass::Learning, &merged.learning),
+                (CueClass::Using, &merged.using),
+            ] {
+                let list = if strong { &raw.phrases } else { &raw.weak_phrases };
+                for phrase in list {
+                    let phrase = phrase.trim().to_lowercase();
+                    if !phrase.is_empty() && !phrases.contains(&phrase) {
+                        phrases.push(phrase);
+                        classes.push((class, strong));
+                    }
+                }
+            }
+        }
+        let automaton = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(&phrases)
+            .map_err(|e| format!("cue phrases: {e}"))?;
+        let lower = |v: Vec<String>| v.into_iter().map(|s| s.trim().to_lowercase()).filter(|s| !s.is_empty()).collect();
+        Ok(Cues {
+            automaton,
+            classes,
+            repo_flag_commands: lower(merged.testing.repo_flag_commands),
+            repo_words: lower(merged.context.repo_words),
+            repo_path_segments: lower(merged.context.repo_path_segments),
+            ambiguous: lower(merged.ambiguous.ids),
+            bulk_min_distinct_nodes: merged.bulk.min_distinct_nodes.unwrap_or(6).max(2),
+            fingerprint: *fingerprint.finalize().as_bytes(),
+        })
+    }
+
+    /// The built-in vocabulary plus the user's file, if it exists.
+    pub fn load_with_user_file(user: Option<&Path>) -> Result<Cues, String> {
+        let mut extra = Vec::new();
+        if let Some(path) = user {
+            match std::fs::read_to_string(path) {
+                Ok(text) => extra.push((path.display().to_string(), text)),
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+                Err(err) => return Err(format!("{}: {err}", path.display())),
+            }
+        }
+        Cues::load(&extra)
+    }
+
+    /// Every cue phrase in `text` on word boundaries and outside file names, in order.
+    pub fn find_all(&self, text: &str) -> Vec<CueHit> {
+        let bytes = text.as_bytes();
+        self.automaton
+            .find_iter(text)
+            .filter(|m| is_word_boundary(bytes, m.start(), m.end()) && !in_file_name(bytes, m.start(), m.end()))
+            .map(|m| {
+                let (class, strong) = self.classes[m.pattern().as_usize()];
+                CueHit { start: m.start(), end: m.end(), class, strong }
+            })
+            .collect()
+    }
+}
+
+/// Whether `bytes[start..end]` stands on word boundaries (no letter, digit or `_` just
+/// outside it). Multi-byte UTF-8 letters count as word characters.
+pub fn is_word_boundary(bytes: &[u8], start: usize, end: usize) -> bool {
+    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
+    let before = start == 0 || !is_word(bytes[start - 1]);
+    let after = end >= bytes.len() || !is_word(bytes[end]);
+    before && after
+}
+
+/// Whether `bytes[start..end]` is glued into a file name or path (`dagger-integration.md`,
+/// `docs/patterns/`), where it names a file rather than says something.
+fn in_file_name(bytes: &[u8], start: usize, end: usize) -> bool {
+    let glued_before = start > 0 && matches!(bytes[start - 1], b'-' | b'/' | b'.' | b'_');
+    let glued_after = end < bytes.len()
+        && (matches!(bytes[end], b'-' | b'/' | b'_')
+            || (bytes[end] == b'.' && bytes.get(end + 1).is_some_and(|b| b.is_ascii_alphanumeric())));
+    glued_before || glued_after
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_load_and_find_cues_on_word_boundaries() {
+        let cues = Cues::load(&[]).unwrap();
+        let hits = cues.find_all("We stress tested it; the Benchmark was reviewed. attested dagger-integration.md");
+        let classes: Vec<(CueClass, bool)> = hits.iter().map(|h| (h.class, h.strong)).collect();
+        assert_eq!(classes, vec![(CueClass::Testing, true), (CueClass::Testing, true), (CueClass::Learning, false)]);
+        assert!(cues.repo_flag_commands.contains(&"scrape".to_string()));
+        assert!(cues.ambiguous.contains(&"codex".to_string()));
+    }
+
+    #[test]
+    fn user_file_extends_and_bad_file_is_an_error() {
+        let user = "[learning]\nphrases = [\"cribbed from\"]\n".to_string();
+        let cues = Cues::load(&[("user.toml".into(), user)]).unwrap();
+        assert_eq!(cues.find_all("cribbed from it")[0].class, CueClass::Learning);
+        assert_ne!(cues.fingerprint, Cues::load(&[]).unwrap().fingerprint);
+        let err = Cues::load(&[("user.toml".into(), "[testin]\n".into())]).unwrap_err();
+        assert!(err.starts_with("user.toml"), "{err}");
+    }
+}

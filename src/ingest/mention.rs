@@ -1,0 +1,489 @@
+//! Finding mentions of registered nodes in free text, with the sentence and cue of each.
+//!
+//! A mention is a registered node's id or alias, matched case-insensitively on word
+//! boundaries. Hyphenated or underscored ids also match their spaced form when it is
+//! written as a proper name ("Scryer Prolog" for `scryer-prolog`). Context rules cut the
+//! noise of real session logs:
+//! - in a path, a node counts only as a repo path (`~/.patina/repos/dojo`,
+//!   `dojoengine/dojo`, a path that starts with the node); `layer/dust/…` is not `dust`;
+//! - `--repo X` on a command line is repo context, and a testing cue when the command is
+//!   one of the vocabulary's `repo_flag_commands` (`scrape`, `bench`, …);
+//! - an *ambiguous* id (an ordinary word in these logs) needs repo context or a cue;
+//! - a line naming many distinct nodes (a bulk list, a stats table) records its
+//!   mentions without cues.
+//!
+//! Architecture Invariant: extraction is a pure function of (text, nodes, cues): no I/O,
+//! no clock, deterministic order (by byte offset).
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+
+use super::cues::{CueHit, Cues, is_word_boundary};
+use crate::event::{CueClass, NodeRegistered};
+
+/// How a term names its node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TermKind {
+    Id,
+    Alias,
+    /// An `owner/name` alias: always repo context.
+    OwnerName,
+    /// The spaced form of a hyphenated id; needs capitalised words.
+    Spaced,
+}
+
+#[derive(Debug, Clone)]
+struct Term {
+    node: usize,
+    kind: TermKind,
+    ambiguous: bool,
+}
+
+/// An automaton over every id and alias of the registered nodes.
+#[derive(Debug, Clone)]
+pub struct NodeMatcher {
+    automaton: AhoCorasick,
+    terms: Vec<Term>,
+    ids: Vec<String>,
+}
+
+impl NodeMatcher {
+    pub fn new<'a>(nodes: impl IntoIterator<Item = &'a NodeRegistered>, cues: &Cues) -> NodeMatcher {
+        let mut patterns: Vec<String> = Vec::new();
+        let mut terms = Vec::new();
+        let mut ids = Vec::new();
+        for (node_idx, node) in nodes.into_iter().enumerate() {
+            ids.push(node.id.clone());
+            let id_ambiguous = cues.ambiguous.contains(&node.id.to_lowercase());
+            let mut add = |text: &str, kind: TermKind, ambiguous: bool| {
+                let lower = text.trim().to_lowercase();
+                if lower.chars().count() < 2 || patterns.contains(&lower) {
+                    return;
+                }
+                patterns.push(lower);
+                terms.push(Term { node: node_idx, kind, ambiguous });
+            };
+            add(&node.id, TermKind::Id, id_ambiguous);
+            if node.id.contains(['-', '_']) {
+                add(&node.id.replace(['-', '_'], " "), TermKind::Spaced, id_ambiguous);
+            }
+            for alias in &node.aliases {
+                let ambiguous = cues.ambiguous.contains(&alias.to_lowercase());
+                if alias.contains('/') {
+                    add(alias, TermKind::OwnerName, false);
+                } else {
+                    add(alias, TermKind::Alias, ambiguous);
+                }
+            }
+        }
+        let automaton = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(&patterns)
+            .expect("node terms are plain strings");
+        NodeMatcher { automaton, terms, ids }
+    }
+
+    pub fn node_id(&self, node: usize) -> &str {
+        &self.ids[node]
+    }
+}
+
+/// One mention found in a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundMention {
+    /// Index of the node in the matcher's node order.
+    pub node: usize,
+    /// 1-based line number.
+    pub line: u32,
+    /// The text as written.
+    pub matched: String,
+    pub sentence: String,
+    pub cue_class: CueClass,
+    pub cue: String,
+    /// Distinct nodes named on the same line (including this one).
+    pub co_mentions: u32,
+}
+
+const MAX_SENTENCE: usize = 400;
+
+struct Candidate {
+    node: usize,
+    start: usize,
+    end: usize,
+    line_idx: usize,
+    repo_context: bool,
+    flag_cue: Option<String>,
+    ambiguous: bool,
+}
+
+/// Extracts every mention in `text` of a node other than `skip_node` (the project itself).
+pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option<&str>) -> Vec<FoundMention> {
+    let bytes = text.as_bytes();
+    let line_starts: Vec<usize> = std::iter::once(0).chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1)).collect();
+    let line_of = |offset: usize| line_starts.partition_point(|&s| s <= offset) - 1;
+    let line_end = |line_idx: usize| line_starts.get(line_idx + 1).map(|&s| s - 1).unwrap_or(bytes.len());
+
+    let mut candidates: Vec<Candidate> = Vec::new();
+    for m in matcher.automaton.find_iter(text) {
+        let (start, end) = (m.start(), m.end());
+        let term = &matcher.terms[m.pattern().as_usize()];
+        if skip_node.is_some_and(|skip| matcher.ids[term.node].eq_ignore_ascii_case(skip)) {
+            continue;
+        }
+        if !is_word_boundary(bytes, start, end) || (start > 0 && matches!(bytes[start - 1], b'-' | b'.' | b'$')) {
+            continue;
+        }
+        if term.kind == TermKind::Spaced && !capitalised_words(&text[start..end]) {
+            continue;
+        }
+        let line_idx = line_of(start);
+        let line_start = line_starts[line_idx];
+        let Some(path_ok) = path_context(text, start, end, line_start, line_end(line_idx), cues) else {
+            continue;
+        };
+        let mut repo_context = term.kind == TermKind::OwnerName || path_ok;
+        let flag_cue = repo_flag(text, line_start, start, end, cues);
+        if flag_cue.is_some() || text[line_start..start].trim_end().ends_with("--repo") {
+            repo_context = true;
+        }
+        if !repo_context && followed_by_repo_word(text, end, cues) {
+            repo_context = true;
+        }
+        candidates.push(Candidate {
+            node: term.node,
+            start,
+            end,
+            line_idx,
+            repo_context,
+            flag_cue: flag_cue.filter(|c| !c.is_empty()),
+            ambiguous: term.ambiguous,
+        });
+    }
+
+    let cue_hits = cues.find_all(text);
+    let mut out = Vec::with_capacity(candidates.len());
+    let mut i = 0;
+    while i < candidates.len() {
+        // Candidates of one line.
+        let line_idx = candidates[i].line_idx;
+        let mut j = i;
+        while j < candidates.len() && candidates[j].line_idx == line_idx {
+            j += 1;
+        }
+        let line = &candidates[i..j];
+        let (line_start, line_stop) = (line_starts[line_idx], line_end(line_idx));
+        let mut found: Vec<FoundMention> = Vec::new();
+        let mut nodes_on_line: Vec<usize> = Vec::new();
+        for c in line {
+            let (s_start, s_end) = sentence_bounds(text, line_start, line_stop, c.start, c.end);
+            let (cue, strong) = match &c.flag_cue {
+                Some(flag) => (Some((CueClass::Testing, flag.clone())), true),
+                None => match nearest_cue(&cue_hits, s_start, s_end, c.start, c.end) {
+                    Some(hit) => (Some((hit.class, text[hit.start..hit.end].to_string())), hit.strong),
+                    None => (None, false),
+                },
+            };
+            if c.ambiguous && !c.repo_context && !strong {
+                continue;
+            }
+            if !nodes_on_line.contains(&c.node) {
+                nodes_on_line.push(c.node);
+            }
+            let (cue_class, cue) = cue.unwrap_or((CueClass::Plain, String::new()));
+            found.push(FoundMention {
+                node: c.node,
+                line: line_idx as u32 + 1,
+                matched: text[c.start..c.end].to_string(),
+                sentence: clean_sentence(&text[s_start..s_end], c.start - s_start, c.end - s_start),
+                cue_class,
+                cue,
+                co_mentions: 0,
+            });
+        }
+        let distinct = nodes_on_line.len() as u32;
+        for mut mention in found {
+            mention.co_mentions = distinct;
+            if distinct as usize >= cues.bulk_min_distinct_nodes {
+                mention.cue_class = CueClass::Plain;
+                mention.cue.clear();
+            }
+            out.push(mention);
+        }
+        i = j;
+    }
+    out
+}
+
+fn capitalised_words(text: &str) -> bool {
+    text.split(' ').filter(|w| !w.is_empty()).all(|w| w.chars().next().is_some_and(char::is_uppercase))
+}
+
+fn is_token_byte(b: u8) -> bool {
+    !(b.is_ascii_whitespace() || b"`'\"()[]{}<>,;|*".contains(&b))
+}
+
+/// `None` if the mention is part of a path that is not about the repo; `Some(true)` for a
+/// repo path; `Some(false)` for no path at all.
+fn path_context(
+    text: &str,
+    start: usize,
+    end: usize,
+    line_start: usize,
+    line_stop: usize,
+    cues: &Cues,
+) -> Option<bool> {
+    let bytes = text.as_bytes();
+    let mut token_start = start;
+    while token_start > line_start && is_token_byte(bytes[token_start - 1]) {
+        token_start -= 1;
+    }
+    let mut token_end = end;
+    while token_end < line_stop && is_token_byte(bytes[token_end]) {
+        token_end += 1;
+    }
+    let token = &text[token_start..token_end];
+    // Sentence punctuation right after a word is not a path.
+    if !token.contains('/') {
+        return Some(false);
+    }
+    let slash_before = start > token_start && bytes[start - 1] == b'/';
+    let slash_after = end < token_end && bytes[end] == b'/';
+    if slash_before {
+        let before = &text[token_start..start - 1];
+        let segment = before.rsplit('/').next().unwrap_or("").to_lowercase();
+        let segment = segment.trim_start_matches(['~', '.', '@']);
+        if cues.repo_path_segments.iter().any(|s| s == segment) {
+            return Some(true);
+        }
+        return None;
+    }
+    if slash_after {
+        // A path rooted at the node (`dojo/crates/...`, `SDL/`) may be the repo or a folder
+        // of the same name (`dust/` is Patina's archive): a mention, not repo context.
+        return if start == token_start { Some(false) } else { None };
+    }
+    // The token has a slash elsewhere, e.g. `a/b:dojo`; not a path segment of ours.
+    Some(false)
+}
+
+/// `Some(cue)` when the mention is the value of `--repo` (`Some("")` when the command is
+/// not a testing command); `None` otherwise.
+fn repo_flag(text: &str, line_start: usize, start: usize, end: usize, cues: &Cues) -> Option<String> {
+    let before = &text[line_start..start];
+    let trimmed = before.trim_end();
+    let flag_end = if let Some(rest) = trimmed.strip_suffix("--repo") {
+        rest.len()
+    } else if let Some(rest) = before.strip_suffix("--repo=") {
+        rest.len()
+    } else {
+        return None;
+    };
+    // The command runs from the last code-span or line start to the flag.
+    let command_start = before[..flag_end].rfind('`').map(|i| i + 1).unwrap_or(0);
+    let command = &before[command_start..flag_end];
+    let words: Vec<String> = command
+        .split(|c: char| !c.is_alphanumeric() && c != '-' && c != '_')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let is_testing = words.iter().any(|w| cues.repo_flag_commands.contains(w));
+    if !is_testing {
+        return Some(String::new());
+    }
+    let cue = format!("{} {}", command.trim(), text[flag_end + line_start..end].trim());
+    let cue = cue.trim_start_matches(['-', '*', ' ']).trim().to_string();
+    Some(cue)
+}
+
+fn followed_by_repo_word(text: &str, end: usize, cues: &Cues) -> bool {
+    let rest = &text[end..];
+    let rest = rest.strip_prefix("'s").unwrap_or(rest);
+    let rest = rest.trim_start_matches([' ', ')', '`', '*']);
+    let word: String = rest.chars().take_while(|c| c.is_alphanumeric()).collect::<String>().to_lowercase();
+    !word.is_empty() && cues.repo_words.contains(&word)
+}
+
+/// The sentence holding `[start, end)` within its line.
+fn sentence_bounds(text: &str, line_start: usize, line_stop: usize, start: usize, end: usize) -> (usize, usize) {
+    let bytes = text.as_bytes();
+    let is_break = |i: usize| {
+        // `i` is the index of a '.', '!' or '?' followed by a space and an uppercase letter,
+        // with a lowercase letter, digit or closing mark before it.
+        matches!(bytes[i], b'.' | b'!' | b'?')
+            && i + 2 < line_stop
+            && bytes[i + 1] == b' '
+            && bytes[i + 2].is_ascii_uppercase()
+            && i > line_start
+            && (bytes[i - 1].is_ascii_lowercase() || bytes[i - 1].is_ascii_digit() || b")`\"'".contains(&bytes[i - 1]))
+    };
+    let mut s = start;
+    while s > line_start && !is_break(s - 1) {
+        s -= 1;
+    }
+    let mut e = end;
+    while e < line_stop && !is_break(e) {
+        e += 1;
+    }
+    if e < line_stop {
+        e += 1; // keep the full stop
+    }
+    (s, e)
+}
+
+/// The cue nearest to the mention within the sentence; ties go to the earlier class.
+fn nearest_cue(hits: &[CueHit], s_start: usize, s_end: usize, start: usize, end: usize) -> Option<CueHit> {
+    let first = hits.partition_point(|h| h.start < s_start);
+    hits[first..]
+        .iter()
+        .take_while(|h| h.end <= s_end)
+        .filter(|h| h.end <= start || h.start >= end)
+        .min_by_key(|h| {
+            let distance = if h.end <= start { start - h.end } else { h.start - end };
+            (distance, h.class)
+        })
+        .copied()
+}
+
+/// Trims markdown decoration and clips long sentences around the mention.
+fn clean_sentence(sentence: &str, mention_start: usize, mention_end: usize) -> String {
+    let mut from = 0;
+    let mut to = sentence.len();
+    if to > MAX_SENTENCE {
+        let half = MAX_SENTENCE / 2;
+        from = sentence.floor_char_boundary(mention_start.saturating_sub(half));
+        to = sentence.ceil_char_boundary((mention_end + half).min(sentence.len()));
+    }
+    let mut s = sentence[from..to].trim().to_string();
+    for prefix in ["- [ ] ", "- [x] ", "- ", "* ", "+ ", "> "] {
+        if let Some(rest) = s.strip_prefix(prefix) {
+            s = rest.to_string();
+            break;
+        }
+    }
+    let s = s.trim_start_matches('#').trim().replace("**", "");
+    let mut s = s.trim().to_string();
+    if from > 0 {
+        s.insert(0, '…');
+    }
+    if to < sentence.len() {
+        s.push('…');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::NodeKind;
+
+    fn node(id: &str, aliases: &[&str]) -> NodeRegistered {
+        NodeRegistered {
+            id: id.into(),
+            kind: NodeKind::Reference,
+            path: None,
+            domains: vec![],
+            summary: None,
+            aliases: aliases.iter().map(|s| s.to_string()).collect(),
+            packages: vec![],
+        }
+    }
+
+    fn world() -> (NodeMatcher, Cues) {
+        let cues = Cues::load(&[]).unwrap();
+        let nodes = vec![
+            node("patina", &["NicabarNimble/patina"]),
+            node("dojo", &["dojoengine/dojo"]),
+            node("SDL", &["libsdl-org/SDL"]),
+            node("dust", &[]),
+            node("codex", &["openai/codex"]),
+            node("codex-autorunner", &[]),
+            node("scryer-prolog", &[]),
+            node("game-engine", &[]),
+            node("duckdb", &[]),
+            node("dagger", &[]),
+        ];
+        (NodeMatcher::new(&nodes, &cues), cues)
+    }
+
+    fn check(text: &str) -> Vec<(String, CueClass, String)> {
+        let (matcher, cues) = world();
+        extract(text, &matcher, &cues, Some("patina"))
+            .into_iter()
+            .map(|m| (matcher.node_id(m.node).to_string(), m.cue_class, m.cue))
+            .collect()
+    }
+
+    #[test]
+    fn repo_flag_of_a_testing_command_is_a_testing_cue() {
+        let found = check("- Ran `patina scrape code --force --repo dojo` and it worked");
+        assert_eq!(found, vec![("dojo".into(), CueClass::Testing, "patina scrape code --force --repo dojo".into())]);
+        let found = check("- Case-insensitive repo lookup: --repo sdl finds the directory");
+        assert_eq!(found[0].0, "SDL");
+    }
+
+    #[test]
+    fn archive_folder_paths_are_not_the_dust_repo() {
+        assert!(check("- Moved notes to `layer/dust/research-2025/model.md`").is_empty());
+        assert!(check("see layer/dust/repos/ for the clones").is_empty());
+        let found = check("the clone lives in layer/dust/repos/dojo now");
+        assert_eq!(found.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(), vec!["dojo"]);
+        let found = check("cloned to ~/.patina/repos/SDL");
+        assert_eq!(found[0].0, "SDL");
+    }
+
+    #[test]
+    fn ambiguous_ids_need_context_or_a_cue() {
+        assert!(check("Moved old docs to dust").is_empty());
+        assert!(check("Moved redundant patterns to dust/archive/").is_empty());
+        assert!(check("Layer system for pattern evolution (Core → Surface → Dust)").is_empty());
+        assert!(check("OpenAI Codex/Claude Code GitHub Actions").is_empty());
+        assert!(check("The Codex adapter writes hooks").is_empty());
+        assert_eq!(check("Successfully tested fix with SDL and dust repositories").len(), 2);
+        assert_eq!(check("Looked at openai/codex sandboxing").len(), 1);
+        assert!(check("a tiny game engine in the browser").is_empty());
+    }
+
+    #[test]
+    fn word_boundaries_and_longest_match() {
+        assert!(check("the dojos and undojo and dojo_core and asdf-dojo plugin").is_empty());
+        let found = check("Ran codex-autorunner tickets as a test on it");
+        assert_eq!(found.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(), vec!["codex-autorunner"]);
+        let found = check("Installed Scryer Prolog; scryer prolog lowercase is not a name");
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].0, "scryer-prolog");
+    }
+
+    #[test]
+    fn nearest_cue_in_the_same_sentence_wins() {
+        let found = check("Studied the dojo world contract. Later we benchmarked SDL.");
+        assert_eq!(found[0], ("dojo".into(), CueClass::Learning, "Studied".into()));
+        assert_eq!(found[1], ("SDL".into(), CueClass::Testing, "benchmarked".into()));
+        let found = check("We talked about duckdb for a while");
+        assert_eq!(found[0].1, CueClass::Plain);
+    }
+
+    #[test]
+    fn bulk_lines_lose_their_cues_but_keep_the_mentions() {
+        let (matcher, cues) = world();
+        let text = "- Tested all: dojo, SDL, dust repo, duckdb, dagger, scryer-prolog, codex-autorunner";
+        let found = extract(text, &matcher, &cues, Some("patina"));
+        assert_eq!(found.len(), 7);
+        assert!(found.iter().all(|m| m.cue_class == CueClass::Plain && m.co_mentions == 7));
+    }
+
+    #[test]
+    fn sentence_is_cleaned_and_lines_are_counted() {
+        let (matcher, cues) = world();
+        let found = extract("# Title\n\n- **Tested** on SDL: 84k symbols. Next thing.\n", &matcher, &cues, None);
+        assert_eq!(found[0].line, 3);
+        assert_eq!(found[0].sentence, "Tested on SDL: 84k symbols.");
+        let long = format!("{} dojo {}", "word ".repeat(200), "more ".repeat(200));
+        let found = extract(&long, &matcher, &cues, None);
+        assert!(found[0].sentence.len() <= MAX_SENTENCE + 16 && found[0].sentence.contains("dojo"));
+    }
+
+    #[test]
+    fn self_mentions_are_skipped() {
+        assert!(check("patina is great, see NicabarNimble/patina").is_empty());
+    }
+}

@@ -1,0 +1,539 @@
+//! `mother ingest`: turn session logs, manifests and bench logs into events.
+//!
+//! For each input file the ingest computes the complete set of fact events the file
+//! supports today, then appends the ones not yet live and retracts the live ones from that
+//! file that are no longer supported. Re-ingesting an unchanged file appends nothing; a
+//! changed file appends only its new facts; a deleted file (under a directory being
+//! ingested) has its facts retracted.
+//!
+//! Architecture Invariant: the events of one file and the file's cache entry commit in
+//! the same write transaction, so a killed ingest never marks a file done without its
+//! events. The cache (`ingest_files`: path → fingerprint of content, nodes, cue vocabulary
+//! and extractor version) is only a shortcut: deleting it changes no result.
+
+pub mod bench_log;
+pub mod cues;
+pub mod manifest;
+pub mod mention;
+pub mod read;
+pub mod session;
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+
+use redb::{ReadableDatabase, TableDefinition};
+
+use crate::error::{Error, InvalidInput};
+use crate::event::log::{EventLog, NewEvent};
+use crate::event::{BenchRun, ContentHash, Event, EventKind, Import, Mention, NodeRegistered, Retracted, Source};
+use crate::mother::resolve_node;
+use crate::registry::expand_home;
+use crate::store::Store;
+use cues::Cues;
+use mention::NodeMatcher;
+
+/// Bump when extraction changes, so cached files are read again.
+const EXTRACTOR_VERSION: &[u8] = b"ingest-v1";
+
+const INGEST_FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("ingest_files");
+
+/// Default size cap for one input file.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Events per write transaction (files are never split across transactions).
+const BATCH_EVENTS: usize = 5_000;
+
+/// How to ingest.
+#[derive(Debug, Clone)]
+pub struct IngestOptions {
+    /// The project every file belongs to; otherwise the node whose path contains the file.
+    pub project: Option<String>,
+    pub max_file_bytes: u64,
+    /// Read every file even if its cache entry says it is unchanged.
+    pub force: bool,
+}
+
+impl Default for IngestOptions {
+    fn default() -> Self {
+        IngestOptions { project: None, max_file_bytes: DEFAULT_MAX_FILE_BYTES, force: false }
+    }
+}
+
+/// A file that was not ingested, and why.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Skipped {
+    pub path: String,
+    pub reason: String,
+}
+
+/// What an ingest did.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct IngestReport {
+    /// Files recognised as inputs.
+    pub files_seen: usize,
+    /// Files read and scanned.
+    pub files_read: usize,
+    /// Files whose content (and the nodes and cues) had not changed since the last ingest.
+    pub files_unchanged: usize,
+    /// Files under the given directories that were ingested before and are gone now.
+    pub files_gone: usize,
+    pub bytes_read: u64,
+    /// Events appended, by kind.
+    pub added: BTreeMap<String, usize>,
+    /// Facts retracted because their file changed or disappeared.
+    pub retracted: usize,
+    /// Mentions appended this run, by node and by cue class.
+    pub mentions_by_node: BTreeMap<String, BTreeMap<String, usize>>,
+    pub skipped: Vec<Skipped>,
+    /// Problems in files that were still ingested (bad lines, lossy UTF-8, unknown repos).
+    pub warnings: Vec<String>,
+    /// Files that could not be attributed to a project.
+    pub errors: Vec<String>,
+}
+
+/// Progress of a long ingest, for a progress bar.
+#[derive(Debug, Clone, Copy)]
+pub enum Progress {
+    Found { files: usize },
+    File { done: usize },
+}
+
+/// The compiled inputs of extraction.
+struct World {
+    nodes: BTreeMap<String, NodeRegistered>,
+    /// Node id per matcher index.
+    order: Vec<String>,
+    matcher: NodeMatcher,
+    cues: Cues,
+    /// Package names, ids and aliases (lower-case) → node id, for manifests.
+    packages: BTreeMap<String, String>,
+    /// (expanded, absolute) node path → node id, longest first.
+    paths: Vec<(PathBuf, String)>,
+    fingerprint: blake3::Hasher,
+}
+
+impl World {
+    fn new(nodes: BTreeMap<String, NodeRegistered>, cues: Cues, project: Option<&str>) -> World {
+        let order: Vec<String> = nodes.keys().cloned().collect();
+        let matcher = NodeMatcher::new(nodes.values(), &cues);
+        let mut packages = BTreeMap::new();
+        for node in nodes.values() {
+            for name in std::iter::once(&node.id).chain(&node.aliases).chain(&node.packages) {
+                packages.entry(name.to_lowercase()).or_insert_with(|| node.id.clone());
+            }
+        }
+        let mut paths: Vec<(PathBuf, String)> = nodes
+            .values()
+            .filter_map(|n| n.path.as_deref().map(|p| (canonical_or_absolute(&expand_home(p)), n.id.clone())))
+            .collect();
+        paths.sort_by_key(|(p, _)| std::cmp::Reverse(p.as_os_str().len()));
+        let mut fingerprint = blake3::Hasher::new();
+        fingerprint.update(EXTRACTOR_VERSION);
+        fingerprint.update(&cues.fingerprint);
+        for node in nodes.values() {
+            fingerprint.update(&crate::event::codec::encode_payload(&Event::NodeRegistered(node.clone())));
+        }
+        fingerprint.update(project.unwrap_or("").as_bytes());
+        World { nodes, order, matcher, cues, packages, paths, fingerprint }
+    }
+
+    fn project_for(&self, file: &Path) -> Option<&str> {
+        self.paths.iter().find(|(root, _)| file.starts_with(root)).map(|(_, id)| id.as_str())
+    }
+
+    /// The node a manifest dependency names, if any.
+    fn node_for_dependency(&self, name: &str) -> Option<&str> {
+        let lower = name.to_lowercase();
+        if let Some(id) = self.packages.get(&lower) {
+            return Some(id);
+        }
+        // Go modules: `github.com/owner/name[/vN]` → alias `owner/name`.
+        let parts: Vec<&str> = lower.split('/').collect();
+        if parts.len() >= 3 && parts[0].contains('.') {
+            let owner_name = format!("{}/{}", parts[1], parts[2]);
+            return self.packages.get(&owner_name).map(String::as_str);
+        }
+        None
+    }
+}
+
+fn canonical_or_absolute(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).or_else(|_| std::path::absolute(path)).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// What kind of input a file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum InputKind {
+    Session,
+    Manifest(manifest::ManifestKind),
+    Bench,
+}
+
+fn input_kind(path: &Path) -> Option<InputKind> {
+    if let Some(kind) = manifest::kind_of(path) {
+        Some(InputKind::Manifest(kind))
+    } else if session::is_session_log(path) {
+        Some(InputKind::Session)
+    } else if bench_log::is_bench_log(path) {
+        Some(InputKind::Bench)
+    } else {
+        None
+    }
+}
+
+/// Ingests `paths` (files and directories) into the store's log.
+pub fn ingest(
+    store: &Store,
+    paths: &[PathBuf],
+    options: &IngestOptions,
+    cues: Cues,
+    mut progress: impl FnMut(Progress),
+) -> Result<IngestReport, Error> {
+    let log = EventLog::new(store);
+    let nodes = log.nodes()?;
+    if nodes.is_empty() {
+        return Err(InvalidInput::Other(
+            "no nodes are registered: run `patina mother sync --registry FILE` first".into(),
+        )
+        .into());
+    }
+    let project = options.project.as_deref().map(|p| resolve_node(&nodes, p)).transpose()?;
+    let world = World::new(nodes, cues, project.as_deref());
+    let mut report = IngestReport::default();
+
+    // Walk the inputs.
+    let mut files: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut roots: Vec<PathBuf> = Vec::new();
+    for path in paths {
+        let meta = match std::fs::metadata(path) {
+            Ok(meta) => meta,
+            Err(err) => {
+                report.skipped.push(Skipped { path: path.display().to_string(), reason: err.to_string() });
+                continue;
+            }
+        };
+        if meta.is_dir() {
+            let root = canonical_or_absolute(path);
+            walk(&root, &mut files, &mut report);
+            roots.push(root);
+        } else if input_kind(path).is_some() {
+            files.insert(canonical_or_absolute(path));
+        } else {
+            report.skipped.push(Skipped {
+                path: path.display().to_string(),
+                reason: "not a recognised input (session log *.md, manifest, bench log *.jsonl)".into(),
+            });
+        }
+    }
+    report.files_seen = files.len();
+    progress(Progress::Found { files: files.len() });
+
+    // Extract and append, batching whole files per transaction.
+    let mut pending: Vec<NewEvent> = Vec::new();
+    let mut pending_cache: Vec<(String, [u8; 32])> = Vec::new();
+    for (done, file) in files.iter().enumerate() {
+        if let Some((events, cache)) = ingest_file(&log, &world, project.as_deref(), file, options, &mut report)? {
+            pending.extend(events);
+            pending_cache.push(cache);
+        }
+        if pending.len() >= BATCH_EVENTS {
+            commit(&log, &mut pending, &mut pending_cache, &mut report)?;
+        }
+        progress(Progress::File { done: done + 1 });
+    }
+    commit(&log, &mut pending, &mut pending_cache, &mut report)?;
+
+    // Files ingested before under these directories that are gone now.
+    for root in &roots {
+        let prefix = format!("{}/", root.display());
+        for source in log.sources_under(&prefix)? {
+            if files.contains(Path::new(&source)) || Path::new(&source).exists() {
+                continue;
+            }
+            let retractions = retractions_for(&log, &source, &HashSet::new(), "was deleted")?;
+            if !retractions.is_empty() {
+                report.files_gone += 1;
+                pending.extend(retractions);
+            }
+            pending_cache.push((source, [0; 32]));
+        }
+    }
+    commit(&log, &mut pending, &mut pending_cache, &mut report)?;
+    Ok(report)
+}
+
+fn walk(root: &Path, files: &mut BTreeSet<PathBuf>, report: &mut IngestReport) {
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .follow_links(true)
+        .filter_entry(|e| !matches!(e.file_name().to_str(), Some(".git" | "node_modules" | "target")))
+        .build();
+    for entry in walker {
+        match entry {
+            Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
+                if input_kind(entry.path()).is_some() {
+                    files.insert(canonical_or_absolute(entry.path()));
+                }
+            }
+            Ok(_) => {}
+            Err(err) => report.skipped.push(Skipped {
+                path: err_path(&err).unwrap_or_else(|| root.display().to_string()),
+                reason: err.to_string(),
+            }),
+        }
+    }
+}
+
+fn err_path(err: &ignore::Error) -> Option<String> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path.display().to_string()),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => err_path(err),
+        ignore::Error::Loop { child, .. } => Some(child.display().to_string()),
+        _ => None,
+    }
+}
+
+fn commit(
+    log: &EventLog<'_>,
+    pending: &mut Vec<NewEvent>,
+    cache: &mut Vec<(String, [u8; 32])>,
+    report: &mut IngestReport,
+) -> Result<(), Error> {
+    if pending.is_empty() && cache.is_empty() {
+        return Ok(());
+    }
+    let entries = std::mem::take(cache);
+    let events = std::mem::take(pending);
+    let mentions: Vec<(String, String, ContentHash)> = events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::Mention(m) => Some((m.repo.clone(), m.cue_class.to_string(), e.event.content_hash(&e.source))),
+            _ => None,
+        })
+        .collect();
+    let appended = log.append_with(events, |txn| {
+        let mut table = txn.open_table(INGEST_FILES)?;
+        for (path, fingerprint) in &entries {
+            if *fingerprint == [0; 32] {
+                table.remove(path.as_str())?;
+            } else {
+                table.insert(path.as_str(), fingerprint.as_slice())?;
+            }
+        }
+        Ok(())
+    })?;
+    for (kind, n) in &appended.by_kind {
+        if *kind == EventKind::Retracted {
+            report.retracted += n;
+        } else {
+            *report.added.entry(kind.as_str().to_string()).or_default() += n;
+        }
+    }
+    if appended.by_kind.contains_key(&EventKind::Mention) {
+        // Count the mentions that were really appended (not already live).
+        let appended_hashes: HashSet<ContentHash> = log_hashes(log, &appended.appended)?.into_iter().collect();
+        for (repo, class, hash) in mentions {
+            if appended_hashes.contains(&hash) {
+                *report.mentions_by_node.entry(repo).or_default().entry(class).or_default() += 1;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn log_hashes(log: &EventLog<'_>, seqs: &[u64]) -> Result<Vec<ContentHash>, Error> {
+    let mut out = Vec::with_capacity(seqs.len());
+    for seq in seqs {
+        if let Some(e) = log.get(*seq)? {
+            out.push(e.hash);
+        }
+    }
+    Ok(out)
+}
+
+fn cached_fingerprint(log_store: &Store, path: &str) -> Result<Option<[u8; 32]>, Error> {
+    let txn = log_store.db.begin_read()?;
+    let table = match txn.open_table(INGEST_FILES) {
+        Ok(t) => t,
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+        Err(err) => return Err(err.into()),
+    };
+    Ok(table.get(path)?.and_then(|v| v.value().try_into().ok()))
+}
+
+/// Retractions of the live facts from `source` whose hash is not in `keep`.
+fn retractions_for(
+    log: &EventLog<'_>,
+    source: &str,
+    keep: &HashSet<ContentHash>,
+    why: &str,
+) -> Result<Vec<NewEvent>, Error> {
+    Ok(log
+        .live_by_source(source)?
+        .into_iter()
+        .filter(|e| e.event.kind().is_fact() && !keep.contains(&e.hash))
+        .map(|e| {
+            NewEvent::new(
+                Source::file(source, 0, 0),
+                Event::Retracted(Retracted { target_seq: e.seq, reason: format!("{source} {why}") }),
+            )
+        })
+        .collect())
+}
+
+type FileEvents = (Vec<NewEvent>, (String, [u8; 32]));
+
+fn ingest_file(
+    log: &EventLog<'_>,
+    world: &World,
+    project: Option<&str>,
+    file: &Path,
+    options: &IngestOptions,
+    report: &mut IngestReport,
+) -> Result<Option<FileEvents>, Error> {
+    let shown = file.display().to_string();
+    let Some(path) = file.to_str().map(str::to_string) else {
+        report.skipped.push(Skipped { path: shown, reason: "path is not valid UTF-8".into() });
+        return Ok(None);
+    };
+    let Some(kind) = input_kind(file) else { return Ok(None) };
+    let bytes = match read::read_bytes(file, options.max_file_bytes) {
+        Ok(bytes) => bytes,
+        Err(why) => {
+            report.skipped.push(Skipped { path, reason: why.to_string() });
+            return Ok(None);
+        }
+    };
+    let mut fingerprint = world.fingerprint.clone();
+    fingerprint.update(&bytes);
+    let fingerprint = *fingerprint.finalize().as_bytes();
+    if !options.force && cached_fingerprint(log_store(log), &path)? == Some(fingerprint) {
+        report.files_unchanged += 1;
+        return Ok(None);
+    }
+    let n_bytes = bytes.len() as u64;
+    let (text, lossy) = match read::decode(bytes) {
+        Ok(decoded) => decoded,
+        Err(why) => {
+            report.skipped.push(Skipped { path, reason: why.to_string() });
+            return Ok(None);
+        }
+    };
+    if let Some(warning) = lossy {
+        report.warnings.push(format!("{path}: {warning}"));
+    }
+    let Some(project) = project.or_else(|| world.project_for(file)) else {
+        report.errors.push(format!(
+            "{path}: cannot tell which project this file belongs to (no registered node's path contains it): pass --project ID"
+        ));
+        return Ok(None);
+    };
+    report.files_read += 1;
+    report.bytes_read += n_bytes;
+    let events = match kind {
+        InputKind::Session => session_events(world, project, file, &path, &text),
+        InputKind::Manifest(kind) => manifest_events(world, project, kind, &path, &text, report),
+        InputKind::Bench => bench_events(world, project, &path, &text, report),
+    };
+    let keep: HashSet<ContentHash> = events.iter().map(|e| e.event.content_hash(&e.source)).collect();
+    let mut all = events;
+    all.extend(retractions_for(log, &path, &keep, "no longer says this")?);
+    Ok(Some((all, (path, fingerprint))))
+}
+
+fn log_store<'a>(log: &'a EventLog<'_>) -> &'a Store {
+    log.store()
+}
+
+fn session_events(world: &World, project: &str, file: &Path, path: &str, text: &str) -> Vec<NewEvent> {
+    let meta = session::meta(file, text);
+    mention::extract(text, &world.matcher, &world.cues, Some(project))
+        .into_iter()
+        .map(|m| {
+            NewEvent::new(
+                Source::file(path, m.line, m.line),
+                Event::Mention(Mention {
+                    project: project.to_string(),
+                    repo: world.order[m.node].clone(),
+                    session_id: meta.id.clone(),
+                    session_date: meta.date.clone(),
+                    cue_class: m.cue_class,
+                    cue: m.cue,
+                    matched: m.matched,
+                    sentence: m.sentence,
+                    co_mentions: m.co_mentions,
+                }),
+            )
+        })
+        .collect()
+}
+
+fn manifest_events(
+    world: &World,
+    project: &str,
+    kind: manifest::ManifestKind,
+    path: &str,
+    text: &str,
+    report: &mut IngestReport,
+) -> Vec<NewEvent> {
+    let deps = match manifest::dependencies(kind, text) {
+        Ok(deps) => deps,
+        Err(err) => {
+            report.warnings.push(format!("{path}: not a valid manifest: {err}"));
+            return Vec::new();
+        }
+    };
+    deps.into_iter()
+        .filter_map(|dep| {
+            let repo = world.node_for_dependency(&dep.name)?;
+            (repo != project).then(|| {
+                NewEvent::new(
+                    Source::file(path, dep.line, dep.line),
+                    Event::Import(Import {
+                        project: project.to_string(),
+                        repo: repo.to_string(),
+                        manifest: path.to_string(),
+                        dependency: dep.name,
+                    }),
+                )
+            })
+        })
+        .collect()
+}
+
+fn bench_events(world: &World, project: &str, path: &str, text: &str, report: &mut IngestReport) -> Vec<NewEvent> {
+    let (runs, diagnostics) = bench_log::parse(text);
+    report.warnings.extend(diagnostics.into_iter().map(|d| format!("{path}: {d}")));
+    let mut out = Vec::new();
+    for (line, run) in runs {
+        let resolve = |given: &str| resolve_node(&world.nodes, given).ok();
+        let Some(repo) = resolve(&run.repo) else {
+            report.warnings.push(format!("{path}: line {line}: unknown repo '{}'", run.repo));
+            continue;
+        };
+        let run_project = match run.project.as_deref() {
+            Some(given) => match resolve(given) {
+                Some(p) => p,
+                None => {
+                    report.warnings.push(format!("{path}: line {line}: unknown project '{given}'"));
+                    continue;
+                }
+            },
+            None => project.to_string(),
+        };
+        if run_project == repo {
+            continue;
+        }
+        out.push(NewEvent::new(
+            Source::file(path, line, line),
+            Event::BenchRun(BenchRun {
+                project: run_project,
+                repo,
+                suite: run.suite,
+                command: run.command,
+                when: run.when,
+            }),
+        ));
+    }
+    out
+}
