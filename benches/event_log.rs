@@ -22,6 +22,7 @@ fn mention(i: u64) -> NewEvent {
             matched: format!("repo{}", i % 32),
             sentence: format!("Ran the parser stress test on repo{} and counted {i} symbols.", i % 32),
             co_mentions: 1,
+            strong_cue: i % 3 == 0,
         }),
     )
 }

@@ -47,7 +47,9 @@ fn main() {
     let copies = if full { 100 } else { 2 };
     synth_sessions::generate(&real, &synth, copies).unwrap();
 
-    println!("| corpus | files | MiB | scan only (MB/s) | ingest cold (MB/s) | events | events/s | re-ingest unchanged (s) | rg -c -i -w (s) |");
+    println!(
+        "| corpus | files | MiB | scan only (MB/s) | ingest cold (MB/s) | events | events/s | re-ingest unchanged (s) | rg -c -i -w (s) |"
+    );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (name, dir) in [("real 313 logs", real.clone()), (&*format!("synthetic {copies}x"), synth.clone())] {
         let files = files_under(&dir);

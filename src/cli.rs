@@ -101,8 +101,66 @@ pub enum MotherCommand {
         #[arg(long, value_name = "N")]
         limit: Option<usize>,
     },
-    /// Counts of events by kind and the store's size
+    /// Counts of events by kind, the store's size and the graph's figures
     Stats,
+    /// Show the derived graph (edges by default)
+    Graph {
+        /// List the nodes instead of the edges
+        #[arg(long, conflicts_with = "edges")]
+        nodes: bool,
+        /// List the edges (the default)
+        #[arg(long)]
+        edges: bool,
+        /// Only edges of this type (repeatable)
+        #[arg(long = "type", value_name = "TYPE")]
+        edge_types: Vec<String>,
+        /// Draw the graph instead: Graphviz dot or Mermaid
+        #[arg(long, value_enum)]
+        format: Option<PictureFormat>,
+    },
+    /// Why does the edge FROM TYPE TO exist: rules, events (file:line, sentence), weight terms
+    Explain {
+        from: String,
+        #[arg(value_name = "TYPE")]
+        edge_type: String,
+        to: String,
+        /// Cite at most this many events
+        #[arg(long, value_name = "N", default_value_t = 25)]
+        max_events: usize,
+    },
+    /// Every rule, what it says, and how many edges it derives now
+    Rules,
+    /// The neighbours of a node, strongest first
+    Neighbors {
+        id: String,
+        /// Follow edges out of the node, into it, or both
+        #[arg(long, value_name = "in|out|both", default_value = "both")]
+        direction: String,
+        /// Only edges of this type (repeatable)
+        #[arg(long = "type", value_name = "TYPE")]
+        edge_types: Vec<String>,
+    },
+    /// The strongest directed path from one node to another (an edge of weight w costs 1/w)
+    Path {
+        from: String,
+        to: String,
+        /// Longest path to consider
+        #[arg(long, value_name = "N", default_value_t = 4)]
+        max_hops: usize,
+    },
+    /// Re-derive the graph from the event log now
+    Derive {
+        /// Also derive from scratch and verify it equals the stored graph (exit 2 if not)
+        #[arg(long)]
+        check: bool,
+    },
+}
+
+/// A picture format for `mother graph`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PictureFormat {
+    Dot,
+    Mermaid,
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ pub mod app;
 pub mod cli;
 pub mod error;
 pub mod event;
+pub mod graph;
 pub mod home;
 pub mod ingest;
 pub mod mother;

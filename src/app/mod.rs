@@ -3,6 +3,7 @@
 //! API Boundary: this module, `cli` and `output` are the only ones that know about
 //! terminals, exit codes and JSON on stdout.
 
+mod graph;
 mod ingest;
 mod mother;
 

@@ -24,6 +24,7 @@ pub fn run(ctx: &mut Invocation, command: MotherCommand) -> anyhow::Result<u8> {
             let log = EventLog::new(&store);
             let request = LinkRequest { from, edge_type, to, evidence, weight, source: Source::Cli };
             let outcome = mother::link(&log, request)?;
+            super::graph::refresh_after_write(&store)?;
             print_link(ctx, "linked", &outcome)
         }
         MotherCommand::Unlink { from, edge_type, to, reason } => {
@@ -32,10 +33,23 @@ pub fn run(ctx: &mut Invocation, command: MotherCommand) -> anyhow::Result<u8> {
             let log = EventLog::new(&store);
             let request = LinkRequest { from, edge_type, to, evidence: reason, weight: None, source: Source::Cli };
             let outcome = mother::unlink(&log, request)?;
+            super::graph::refresh_after_write(&store)?;
             print_link(ctx, "unlinked", &outcome)
         }
         MotherCommand::Log { since, kind, node, limit } => log(ctx, since, kind, node, limit),
         MotherCommand::Stats => stats(ctx),
+        MotherCommand::Graph { nodes, edges: _, edge_types, format } => {
+            super::graph::graph(ctx, nodes, &edge_types, format)
+        }
+        MotherCommand::Explain { from, edge_type, to, max_events } => {
+            super::graph::explain(ctx, &from, &edge_type, &to, max_events)
+        }
+        MotherCommand::Rules => super::graph::rules(ctx),
+        MotherCommand::Neighbors { id, direction, edge_types } => {
+            super::graph::neighbors(ctx, &id, &direction, &edge_types)
+        }
+        MotherCommand::Path { from, to, max_hops } => super::graph::path(ctx, &from, &to, max_hops),
+        MotherCommand::Derive { check } => super::graph::derive(ctx, check),
     }
 }
 
@@ -52,6 +66,7 @@ fn sync(ctx: &mut Invocation, registry: Option<std::path::PathBuf>, prune: bool)
     let store = ctx.open_store()?;
     let log = EventLog::new(&store);
     let report = mother::sync(&log, &registry, prune, |_| {}).context("syncing the registry")?;
+    super::graph::refresh_after_write(&store)?;
     if ctx.json {
         ctx.out.json(&report)?;
     } else {
@@ -145,8 +160,12 @@ fn log(
 fn stats(ctx: &mut Invocation) -> anyhow::Result<u8> {
     let store = ctx.open_store()?;
     let stats = EventLog::new(&store).stats()?;
+    let graph = super::graph::current_graph(&store)?;
+    let figures = crate::graph::query::stats(&graph);
     if ctx.json {
-        ctx.out.json(&stats)?;
+        let mut value = serde_json::to_value(&stats)?;
+        value["graph"] = serde_json::to_value(&figures)?;
+        ctx.out.json(&value)?;
         return Ok(exit::OK);
     }
     writeln!(ctx.out, "store      {}", store.path().display())?;
@@ -158,6 +177,20 @@ fn stats(ctx: &mut Invocation) -> anyhow::Result<u8> {
     writeln!(ctx.out, "nodes      {}", stats.nodes)?;
     for (kind, n) in &stats.by_kind {
         writeln!(ctx.out, "  {kind:<16} {n}")?;
+    }
+    writeln!(
+        ctx.out,
+        "graph      {} nodes, {} edges, density {:.4}, {} components (largest {}, {} isolated nodes), derived through #{}",
+        figures.nodes,
+        figures.edges,
+        figures.density,
+        figures.components,
+        figures.largest_component,
+        figures.isolated_nodes,
+        figures.through_seq
+    )?;
+    for (t, n) in &figures.edges_by_type {
+        writeln!(ctx.out, "  {t:<16} {n}")?;
     }
     Ok(exit::OK)
 }

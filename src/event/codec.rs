@@ -182,6 +182,7 @@ mod tests {
             )
                 .prop_map(
                     |(project, repo, session_id, session_date, cue_class, cue, matched, sentence, co_mentions)| {
+                        let strong_cue = co_mentions % 2 == 0;
                         Event::Mention(Mention {
                             project,
                             repo,
@@ -189,6 +190,7 @@ mod tests {
                             session_date,
                             cue_class,
                             cue,
+                            strong_cue,
                             matched,
                             sentence,
                             co_mentions,

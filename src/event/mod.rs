@@ -65,7 +65,7 @@ impl EdgeType {
 
 impl fmt::Display for EdgeType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
@@ -96,7 +96,7 @@ impl NodeKind {
 
 impl fmt::Display for NodeKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
@@ -134,7 +134,7 @@ impl CueClass {
 
 impl fmt::Display for CueClass {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
@@ -207,6 +207,9 @@ pub struct Mention {
     pub cue_class: CueClass,
     /// The cue words that set `cue_class` (empty for a plain mention).
     pub cue: String,
+    /// Whether the cue is a strong one (`phrases` of the vocabulary, or a testing
+    /// command) rather than a weak one (`weak_phrases`).
+    pub strong_cue: bool,
     /// The text that matched the node (its id, an alias, a path).
     pub matched: String,
     /// The sentence around the mention.
@@ -367,7 +370,7 @@ impl EventKind {
 
 impl fmt::Display for EventKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 

@@ -100,6 +100,7 @@ pub struct FoundMention {
     pub sentence: String,
     pub cue_class: CueClass,
     pub cue: String,
+    pub strong_cue: bool,
     /// Distinct nodes named on the same line (including this one).
     pub co_mentions: u32,
 }
@@ -190,6 +191,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 nodes_on_line.push(c.node);
             }
             let (cue_class, cue) = cue.unwrap_or((CueClass::Plain, String::new()));
+            let strong_cue = strong && cue_class != CueClass::Plain;
             found.push(FoundMention {
                 node: c.node,
                 line: line_idx as u32 + 1,
@@ -197,6 +199,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 sentence: clean_sentence(&text[s_start..s_end], c.start - s_start, c.end - s_start),
                 cue_class,
                 cue,
+                strong_cue,
                 co_mentions: 0,
             });
         }
@@ -206,6 +209,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             if distinct as usize >= cues.bulk_min_distinct_nodes {
                 mention.cue_class = CueClass::Plain;
                 mention.cue.clear();
+                mention.strong_cue = false;
             }
             out.push(mention);
         }
@@ -330,7 +334,8 @@ fn sentence_bounds(text: &str, line_start: usize, line_stop: usize, start: usize
     (s, e)
 }
 
-/// The cue nearest to the mention within the sentence; ties go to the earlier class.
+/// The cue of the mention within its sentence: the nearest strong cue, else the nearest
+/// weak one; ties go to the earlier class.
 fn nearest_cue(hits: &[CueHit], s_start: usize, s_end: usize, start: usize, end: usize) -> Option<CueHit> {
     let first = hits.partition_point(|h| h.start < s_start);
     hits[first..]
@@ -339,7 +344,7 @@ fn nearest_cue(hits: &[CueHit], s_start: usize, s_end: usize, start: usize, end:
         .filter(|h| h.end <= start || h.start >= end)
         .min_by_key(|h| {
             let distance = if h.end <= start { start - h.end } else { h.start - end };
-            (distance, h.class)
+            (!h.strong, distance, h.class)
         })
         .copied()
 }
@@ -458,6 +463,8 @@ mod tests {
         let found = check("Studied the dojo world contract. Later we benchmarked SDL.");
         assert_eq!(found[0], ("dojo".into(), CueClass::Learning, "Studied".into()));
         assert_eq!(found[1], ("SDL".into(), CueClass::Testing, "benchmarked".into()));
+        let found = check("Analyzed the scraped dojo codebase");
+        assert_eq!(found[0], ("dojo".into(), CueClass::Learning, "Analyzed".into()));
         let found = check("We talked about duckdb for a while");
         assert_eq!(found[0].1, CueClass::Plain);
     }

@@ -459,6 +459,7 @@ fn session_events(world: &World, project: &str, file: &Path, path: &str, text: &
                     session_date: meta.date.clone(),
                     cue_class: m.cue_class,
                     cue: m.cue,
+                    strong_cue: m.strong_cue,
                     matched: m.matched,
                     sentence: m.sentence,
                     co_mentions: m.co_mentions,

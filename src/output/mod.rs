@@ -100,3 +100,4 @@ pub fn event_line(event: &StoredEvent, live: bool) -> String {
         event.source,
     )
 }
+pub mod picture;

@@ -1,0 +1,281 @@
+//! Deriving the graph: facts → rule program → edges with weights and provenance.
+//!
+//! Architecture Invariant: `derive` is a pure function of the live events and the
+//! parameters. Output order is sorted (by from, type, to; firings by rule order), so
+//! deriving twice from the same log gives byte-identical graphs.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::facts::{self, Facts, GroupInfo, edge_type};
+use super::params::Params;
+use super::program::{self, RULES};
+use crate::error::Error;
+use crate::event::log::EventLog;
+use crate::event::{EdgeType, NodeKind};
+
+/// One unit of evidence behind a rule firing, with its weight contribution.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnitRef {
+    /// A session id, a manifest path, a bench run, a node id.
+    pub key: String,
+    pub date: Option<String>,
+    pub value: f64,
+    pub seqs: Vec<u64>,
+}
+
+/// One rule that derived an edge.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Firing {
+    pub rule: String,
+    /// The rule's weight term in [0, 1].
+    pub term: f64,
+    /// How the term was computed, in words.
+    pub detail: String,
+    pub units: Vec<UnitRef>,
+}
+
+/// Route feedback's factor on an edge's weight.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FeedbackTerm {
+    pub useful: u32,
+    pub not_useful: u32,
+    pub factor: f64,
+    pub seqs: Vec<u64>,
+}
+
+/// A derived edge.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Edge {
+    pub from: String,
+    pub edge_type: EdgeType,
+    pub to: String,
+    pub weight: f64,
+    /// Invariant: sorted by rule order in `RULES`, at least one.
+    pub firings: Vec<Firing>,
+    pub feedback: Option<FeedbackTerm>,
+}
+
+impl Edge {
+    pub fn key(&self) -> (String, EdgeType, String) {
+        (self.from.clone(), self.edge_type, self.to.clone())
+    }
+}
+
+/// A node of the graph.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GraphNode {
+    pub id: String,
+    pub kind: NodeKind,
+    pub domains: Vec<String>,
+    pub summary: Option<String>,
+    /// Sum of the weights of the edges touching the node (for pictures and ranking).
+    pub importance: f64,
+}
+
+/// The derived graph, stamped with what it was derived from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Graph {
+    pub through_seq: u64,
+    pub fingerprint: [u8; 32],
+    /// Invariant: sorted by id.
+    pub nodes: Vec<GraphNode>,
+    /// Invariant: sorted by (from, type, to).
+    pub edges: Vec<Edge>,
+}
+
+fn round(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+fn noisy_or(values: impl IntoIterator<Item = f64>) -> f64 {
+    1.0 - values.into_iter().fold(1.0, |acc, v| acc * (1.0 - v.clamp(0.0, 1.0)))
+}
+
+fn recency(params: &Params, newest: Option<jiff::civil::Date>, date: Option<jiff::civil::Date>) -> f64 {
+    let w = &params.weights;
+    let (Some(newest), Some(date)) = (newest, date) else { return 1.0 };
+    let age_days = (newest - date).get_days().max(0) as f64;
+    0.5f64.powf(age_days / w.recency_half_life_days).max(w.recency_floor)
+}
+
+/// Derives the graph from the log.
+pub fn derive(log: &EventLog<'_>, params: &Params) -> Result<Graph, Error> {
+    let facts = facts::load(log, params)?;
+    Ok(derive_from_facts(&facts, params))
+}
+
+/// Derives the graph from loaded facts.
+pub fn derive_from_facts(facts: &Facts, params: &Params) -> Graph {
+    let output = program::run(&facts.input);
+    // (from, type, to) → rule → groups.
+    let mut firings: BTreeMap<(u32, u8, u32), BTreeMap<u8, Vec<u32>>> = BTreeMap::new();
+    for &(a, t, b, rule) in &output.edges {
+        firings.entry((a, t, b)).or_default().entry(rule).or_default();
+    }
+    for &(rule, a, t, b, g) in &output.why {
+        firings.entry((a, t, b)).or_default().entry(rule).or_default().push(g);
+    }
+    let mut edges = Vec::with_capacity(firings.len());
+    for ((a, t, b), rules) in firings {
+        let mut fired = Vec::new();
+        let mut manual = None;
+        for (rule, groups) in rules {
+            let firing = firing(facts, params, rule, a, b, &groups);
+            if rule == program::R_MANUAL_LINK {
+                manual = Some(firing.term);
+            }
+            fired.push(firing);
+        }
+        let mut weight = manual.unwrap_or_else(|| noisy_or(fired.iter().map(|f| f.term)));
+        let feedback = facts.feedback.get(&(a, b)).map(|f| {
+            let w = &params.weights;
+            let net = f.useful as f64 - f.not_useful as f64;
+            let factor = (1.0 + w.feedback_step * net).clamp(w.feedback_min, w.feedback_max);
+            FeedbackTerm { useful: f.useful, not_useful: f.not_useful, factor, seqs: f.seqs.clone() }
+        });
+        if let Some(f) = &feedback {
+            weight = (weight * f.factor).min(1.0);
+        }
+        edges.push(Edge {
+            from: facts.nodes[a as usize].id.clone(),
+            edge_type: edge_type(t),
+            to: facts.nodes[b as usize].id.clone(),
+            weight: round(weight),
+            firings: fired,
+            feedback,
+        });
+    }
+    edges.sort_by(|x, y| (&x.from, x.edge_type, &x.to).cmp(&(&y.from, y.edge_type, &y.to)));
+    let mut importance: BTreeMap<&str, f64> = BTreeMap::new();
+    for e in &edges {
+        *importance.entry(e.from.as_str()).or_default() += e.weight;
+        *importance.entry(e.to.as_str()).or_default() += e.weight;
+    }
+    let mut nodes: Vec<GraphNode> = facts
+        .nodes
+        .iter()
+        .map(|n| GraphNode {
+            id: n.id.clone(),
+            kind: n.kind,
+            domains: n.domains.clone(),
+            summary: n.summary.clone(),
+            importance: round(importance.get(n.id.as_str()).copied().unwrap_or(0.0)),
+        })
+        .collect();
+    nodes.sort_by(|a, b| a.id.cmp(&b.id));
+    Graph { through_seq: facts.through_seq, fingerprint: params.fingerprint, nodes, edges }
+}
+
+fn per_unit(facts: &Facts, params: &Params, group: &GroupInfo, c: f64) -> Vec<UnitRef> {
+    group
+        .units
+        .iter()
+        .map(|u| UnitRef {
+            key: u.key.clone(),
+            date: u.date.map(|d| d.to_string()),
+            value: round(c * recency(params, facts.newest_date, u.date)),
+            seqs: u.seqs.clone(),
+        })
+        .collect()
+}
+
+fn firing(facts: &Facts, params: &Params, rule: u8, a: u32, b: u32, groups: &[u32]) -> Firing {
+    let w = &params.weights;
+    let name = RULES[rule as usize].name.to_string();
+    let groups: Vec<&GroupInfo> = groups.iter().map(|&g| &facts.groups[g as usize]).collect();
+    let units: Vec<UnitRef> = match rule {
+        program::R_MANUAL_LINK => groups.iter().flat_map(|g| per_unit(facts, params, g, 1.0)).collect(),
+        program::R_MANIFEST_IMPORT => {
+            groups.iter().flat_map(|g| per_unit(facts, params, g, w.import_per_manifest)).collect()
+        }
+        program::R_BENCH_RUN => groups.iter().flat_map(|g| per_unit(facts, params, g, w.bench_per_run)).collect(),
+        program::R_TESTING_COMMAND => {
+            groups.iter().flat_map(|g| per_unit(facts, params, g, w.command_per_session)).collect()
+        }
+        program::R_TESTING_CUES => {
+            groups.iter().flat_map(|g| per_unit(facts, params, g, w.testing_per_session)).collect()
+        }
+        program::R_LEARNING_CUES => {
+            groups.iter().flat_map(|g| per_unit(facts, params, g, w.learning_per_session)).collect()
+        }
+        program::R_USING_CUES => groups.iter().flat_map(|g| per_unit(facts, params, g, w.using_per_session)).collect(),
+        _ => groups
+            .iter()
+            .flat_map(|g| per_unit(facts, params, g, 0.0))
+            .map(|mut u| {
+                u.value = 0.0;
+                u
+            })
+            .collect(),
+    };
+    let (term, detail) = match rule {
+        program::R_MANUAL_LINK => {
+            let given = groups.iter().find_map(|g| g.link_weight);
+            let term = given.map(f64::from).unwrap_or(1.0);
+            let detail = match given {
+                Some(wt) => format!("manual link with --weight {wt}: overrides derived terms"),
+                None => "manual link: weight 1.0, overrides derived terms".to_string(),
+            };
+            (term, detail)
+        }
+        program::R_SIBLING_DOMAIN | program::R_SHARED_DOMAIN => {
+            let (common, specific, union) = facts.shared.get(&(a, b)).cloned().unwrap_or_default();
+            if rule == program::R_SIBLING_DOMAIN {
+                let term = (w.sibling_per_specific_domain * specific as f64).min(1.0);
+                (
+                    term,
+                    format!(
+                        "{specific} specific shared domain(s) of [{}] × {}",
+                        common.join(", "),
+                        w.sibling_per_specific_domain
+                    ),
+                )
+            } else {
+                let term = if union == 0 { 0.0 } else { common.len() as f64 / union as f64 };
+                (term, format!("Jaccard: {} shared [{}] / {union} domains in all", common.len(), common.join(", ")))
+            }
+        }
+        _ => {
+            let term = noisy_or(units.iter().map(|u| u.value));
+            (term, format!("noisy-or of {} unit(s): 1 − Π(1 − c·recency)", units.len()))
+        }
+    };
+    Firing { rule: name, term: round(term), detail, units }
+}
+
+/// What changed between two graphs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct GraphDiff {
+    pub added: Vec<Edge>,
+    pub removed: Vec<Edge>,
+    /// (old, new) for edges whose weight moved by at least the threshold.
+    pub reweighted: Vec<(Edge, Edge)>,
+}
+
+impl GraphDiff {
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty() && self.reweighted.is_empty()
+    }
+}
+
+/// The difference from `old` to `new`; weight changes below `threshold` are ignored.
+pub fn diff(old: &[Edge], new: &[Edge], threshold: f64) -> GraphDiff {
+    let old_map: BTreeMap<_, &Edge> = old.iter().map(|e| (e.key(), e)).collect();
+    let new_map: BTreeMap<_, &Edge> = new.iter().map(|e| (e.key(), e)).collect();
+    let mut out = GraphDiff::default();
+    for (key, e) in &new_map {
+        match old_map.get(key) {
+            None => out.added.push((*e).clone()),
+            Some(o) if (o.weight - e.weight).abs() >= threshold => out.reweighted.push(((*o).clone(), (*e).clone())),
+            Some(_) => {}
+        }
+    }
+    for (key, e) in &old_map {
+        if !new_map.contains_key(key) {
+            out.removed.push((*e).clone());
+        }
+    }
+    out
+}

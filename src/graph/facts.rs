@@ -1,0 +1,319 @@
+//! From live events to the rule program's input relations.
+//!
+//! Interns node ids to `u32`, groups evidence events by (kind, from, to), counts each
+//! group's distinct units (sessions, manifests, runs) and the domains nodes share: the
+//! aggregation Datalog cannot do.
+//!
+//! Architecture Invariant: the facts are a pure function of the live events and the
+//! parameters; every collection here is built in a deterministic order (by node index,
+//! then seq).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use super::params::Params;
+use super::program::{self, Group, Linked, NodeIs, RuleInput, SharedDomains, Unlinked};
+use crate::error::Error;
+use crate::event::log::EventLog;
+use crate::event::{CueClass, EdgeType, Event, EventKind, NodeKind, NodeRegistered, StoredEvent};
+
+/// One unit of evidence in a group: a session, a manifest, a bench run, an event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unit {
+    pub key: String,
+    /// Whether any event of the unit carries a strong cue (always true outside mentions).
+    pub strong: bool,
+    pub date: Option<jiff::civil::Date>,
+    /// The events of this unit, by seq.
+    pub seqs: Vec<u64>,
+}
+
+/// A group of evidence: every live event of one kind from one node to another.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupInfo {
+    pub kind: u8,
+    pub from: u32,
+    pub to: u32,
+    /// Invariant: sorted by key.
+    pub units: Vec<Unit>,
+    /// For link groups: the link's explicit weight.
+    pub link_weight: Option<f32>,
+    /// For link groups: the link's type.
+    pub link_type: Option<EdgeType>,
+}
+
+impl GroupInfo {
+    pub fn seqs(&self) -> impl Iterator<Item = u64> + '_ {
+        self.units.iter().flat_map(|u| u.seqs.iter().copied())
+    }
+}
+
+/// Route feedback for a (project, repo) pair.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Feedback {
+    pub useful: u32,
+    pub not_useful: u32,
+    pub seqs: Vec<u64>,
+}
+
+/// Everything the rules and the weights need, with the tables to explain them.
+#[derive(Debug, Clone)]
+pub struct Facts {
+    pub input: RuleInput,
+    /// Registered nodes; the index is the node's `u32` id.
+    pub nodes: Vec<NodeRegistered>,
+    pub node_seqs: Vec<u64>,
+    pub node_index: HashMap<String, u32>,
+    /// The index is the group's `u32` id.
+    pub groups: Vec<GroupInfo>,
+    /// (from, to) → groups between them.
+    pub groups_by_pair: BTreeMap<(u32, u32), Vec<u32>>,
+    pub feedback: BTreeMap<(u32, u32), Feedback>,
+    /// Live unlinks: (from, type, to) → seq.
+    pub unlinks: BTreeMap<(u32, u8, u32), u64>,
+    /// Shared domains by pair: (all shared, specific shared, union size).
+    pub shared: BTreeMap<(u32, u32), (Vec<String>, usize, usize)>,
+    /// The newest dated evidence (recency is measured from it).
+    pub newest_date: Option<jiff::civil::Date>,
+    /// The last event seq the facts saw.
+    pub through_seq: u64,
+}
+
+pub fn edge_code(t: EdgeType) -> u8 {
+    EdgeType::ALL.iter().position(|x| *x == t).unwrap_or(0) as u8
+}
+
+pub fn edge_type(code: u8) -> EdgeType {
+    EdgeType::ALL[code as usize % EdgeType::ALL.len()]
+}
+
+/// `YYYY-MM-DD…` → a date.
+pub fn parse_date(s: &str) -> Option<jiff::civil::Date> {
+    s.get(..10)?.parse().ok()
+}
+
+/// Is this mention's cue a testing command naming the repo (`scrape --repo X`)?
+fn is_command_cue(cue: &str) -> bool {
+    cue.contains("--repo")
+}
+
+/// Builder of groups keyed by (kind, from, to).
+#[derive(Default)]
+struct Grouper {
+    groups: BTreeMap<(u8, u32, u32), BTreeMap<String, Unit>>,
+}
+
+impl Grouper {
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &mut self,
+        kind: u8,
+        from: u32,
+        to: u32,
+        unit: String,
+        date: Option<jiff::civil::Date>,
+        strong: bool,
+        seq: u64,
+    ) {
+        let units = self.groups.entry((kind, from, to)).or_default();
+        let entry = units.entry(unit.clone()).or_insert(Unit { key: unit, strong: false, date, seqs: Vec::new() });
+        entry.seqs.push(seq);
+        entry.strong |= strong;
+        if date > entry.date {
+            entry.date = date;
+        }
+    }
+}
+
+/// Loads the facts from the live events of the log.
+pub fn load(log: &EventLog<'_>, params: &Params) -> Result<Facts, Error> {
+    let through_seq = log.last_seq()?.unwrap_or(0);
+    let events = log.live(&[
+        EventKind::NodeRegistered,
+        EventKind::Mention,
+        EventKind::Import,
+        EventKind::BenchRun,
+        EventKind::LinkAdded,
+        EventKind::LinkRemoved,
+        EventKind::RouteFeedback,
+    ])?;
+    Ok(from_events(&events, params, through_seq))
+}
+
+/// Builds the facts from live events (in seq order).
+pub fn from_events(events: &[StoredEvent], params: &Params, through_seq: u64) -> Facts {
+    // Nodes first, sorted by id so interning is deterministic.
+    let mut registered: BTreeMap<&str, (&NodeRegistered, u64)> = BTreeMap::new();
+    for e in events {
+        if let Event::NodeRegistered(n) = &e.event {
+            registered.insert(n.id.as_str(), (n, e.seq));
+        }
+    }
+    let nodes: Vec<NodeRegistered> = registered.values().map(|(n, _)| (*n).clone()).collect();
+    let node_seqs: Vec<u64> = registered.values().map(|(_, s)| *s).collect();
+    let node_index: HashMap<String, u32> = nodes.iter().enumerate().map(|(i, n)| (n.id.clone(), i as u32)).collect();
+    let id = |s: &str| node_index.get(s).copied();
+
+    let mut grouper = Grouper::default();
+    let mut links: Vec<(u32, u8, u32, u64, Option<f32>)> = Vec::new();
+    let mut unlinks = BTreeMap::new();
+    let mut feedback: BTreeMap<(u32, u32), Feedback> = BTreeMap::new();
+    let mut newest_date = None;
+    for e in events {
+        match &e.event {
+            Event::Mention(m) => {
+                let (Some(p), Some(r)) = (id(&m.project), id(&m.repo)) else { continue };
+                if p == r {
+                    continue;
+                }
+                let date = m.session_date.as_deref().and_then(parse_date);
+                newest_date = newest_date.max(date);
+                let kind = match m.cue_class {
+                    CueClass::Testing if is_command_cue(&m.cue) => program::G_COMMAND,
+                    CueClass::Testing => program::G_TESTING,
+                    CueClass::Learning => program::G_LEARNING,
+                    CueClass::Using => program::G_USING,
+                    CueClass::Plain => program::G_PLAIN,
+                };
+                let strong = m.strong_cue || kind == program::G_COMMAND;
+                grouper.add(kind, p, r, m.session_id.clone(), date, strong, e.seq);
+                if kind == program::G_COMMAND {
+                    // A testing command is (strong) testing evidence too.
+                    grouper.add(program::G_TESTING, p, r, m.session_id.clone(), date, true, e.seq);
+                }
+            }
+            Event::Import(i) => {
+                let (Some(p), Some(r)) = (id(&i.project), id(&i.repo)) else { continue };
+                if p != r {
+                    grouper.add(program::G_IMPORT, p, r, i.manifest.clone(), None, true, e.seq);
+                }
+            }
+            Event::BenchRun(b) => {
+                let (Some(p), Some(r)) = (id(&b.project), id(&b.repo)) else { continue };
+                let date = parse_date(&b.when);
+                newest_date = newest_date.max(date);
+                if p != r {
+                    grouper.add(program::G_BENCH, p, r, format!("{} @ {}", b.suite, b.when), date, true, e.seq);
+                }
+            }
+            Event::LinkAdded(l) => {
+                let (Some(a), Some(b)) = (id(&l.from), id(&l.to)) else { continue };
+                links.push((a, edge_code(l.edge_type), b, e.seq, l.weight));
+            }
+            Event::LinkRemoved(l) => {
+                let (Some(a), Some(b)) = (id(&l.from), id(&l.to)) else { continue };
+                unlinks.insert((a, edge_code(l.edge_type), b), e.seq);
+            }
+            Event::RouteFeedback(f) => {
+                let (Some(p), Some(r)) = (f.project.as_deref().and_then(id), id(&f.repo)) else { continue };
+                let entry = feedback.entry((p, r)).or_default();
+                if f.useful {
+                    entry.useful += 1;
+                } else {
+                    entry.not_useful += 1;
+                }
+                entry.seqs.push(e.seq);
+            }
+            Event::NodeRegistered(_) | Event::NodeRemoved(_) | Event::Retracted(_) => {}
+        }
+    }
+
+    let mut input = RuleInput::default();
+    let mut groups = Vec::new();
+    let mut groups_by_pair: BTreeMap<(u32, u32), Vec<u32>> = BTreeMap::new();
+    for (i, node) in nodes.iter().enumerate() {
+        let kind = match node.kind {
+            NodeKind::Project => program::PROJECT,
+            NodeKind::Reference => program::REFERENCE,
+        };
+        input.nodes.push(NodeIs(i as u32, kind));
+    }
+    for ((kind, from, to), units) in grouper.groups {
+        let g = groups.len() as u32;
+        let strong = units.values().filter(|u| u.strong).count() as u32;
+        input.groups.push(Group(g, from, to, kind, units.len() as u32, strong));
+        groups_by_pair.entry((from, to)).or_default().push(g);
+        groups.push(GroupInfo {
+            kind,
+            from,
+            to,
+            units: units.into_values().collect(),
+            link_weight: None,
+            link_type: None,
+        });
+    }
+    for (a, t, b, seq, weight) in links {
+        let g = groups.len() as u32;
+        input.linked.push(Linked(g, a, t, b));
+        groups_by_pair.entry((a, b)).or_default().push(g);
+        groups.push(GroupInfo {
+            kind: program::G_LINK,
+            from: a,
+            to: b,
+            units: vec![Unit { key: format!("link #{seq}"), strong: true, date: None, seqs: vec![seq] }],
+            link_weight: weight,
+            link_type: Some(edge_type(t)),
+        });
+    }
+    for &(a, t, b) in unlinks.keys() {
+        input.unlinked.push(Unlinked(a, t, b));
+    }
+
+    // Shared domains, for every ordered pair with a project first (the only pairs the
+    // domain rules read), in node order.
+    let languages: BTreeSet<&str> = params.languages.iter().map(String::as_str).collect();
+    let mut shared = BTreeMap::new();
+    let mut by_domain: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
+    for (i, node) in nodes.iter().enumerate() {
+        for d in &node.domains {
+            by_domain.entry(d.as_str()).or_default().push(i as u32);
+        }
+    }
+    let mut pairs: BTreeSet<(u32, u32)> = BTreeSet::new();
+    for members in by_domain.values() {
+        for &a in members {
+            if nodes[a as usize].kind != NodeKind::Project {
+                continue;
+            }
+            for &b in members {
+                if a != b {
+                    pairs.insert((a, b));
+                }
+            }
+        }
+    }
+    for (a, b) in pairs {
+        let da: BTreeSet<&str> = nodes[a as usize].domains.iter().map(String::as_str).collect();
+        let db: BTreeSet<&str> = nodes[b as usize].domains.iter().map(String::as_str).collect();
+        let common: Vec<String> = da.intersection(&db).map(|s| s.to_string()).collect();
+        let specific = common.iter().filter(|d| !languages.contains(d.as_str())).count();
+        let union = da.union(&db).count();
+        let g = groups.len() as u32;
+        input.shared_domains.push(SharedDomains(a, b, common.len() as u32, specific as u32, g));
+        groups.push(GroupInfo {
+            kind: program::G_REGISTRATION,
+            from: a,
+            to: b,
+            units: vec![
+                Unit { key: nodes[a as usize].id.clone(), strong: true, date: None, seqs: vec![node_seqs[a as usize]] },
+                Unit { key: nodes[b as usize].id.clone(), strong: true, date: None, seqs: vec![node_seqs[b as usize]] },
+            ],
+            link_weight: None,
+            link_type: None,
+        });
+        shared.insert((a, b), (common, specific, union));
+    }
+
+    Facts {
+        input,
+        nodes,
+        node_seqs,
+        node_index,
+        groups,
+        groups_by_pair,
+        feedback,
+        unlinks,
+        shared,
+        newest_date,
+        through_seq,
+    }
+}

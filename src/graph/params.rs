@@ -1,0 +1,73 @@
+//! The weight parameters and language domains (`rules/graph.toml`, compiled in).
+
+use serde::Deserialize;
+
+pub const GRAPH_TOML: &str = include_str!("../../rules/graph.toml");
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Weights {
+    pub import_per_manifest: f64,
+    pub bench_per_run: f64,
+    pub command_per_session: f64,
+    pub testing_per_session: f64,
+    pub learning_per_session: f64,
+    pub using_per_session: f64,
+    pub sibling_per_specific_domain: f64,
+    pub recency_half_life_days: f64,
+    pub recency_floor: f64,
+    pub feedback_step: f64,
+    pub feedback_min: f64,
+    pub feedback_max: f64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Domains {
+    languages: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    weights: Weights,
+    domains: Domains,
+}
+
+/// The parameters of one derivation.
+#[derive(Debug, Clone)]
+pub struct Params {
+    pub weights: Weights,
+    /// Lower-cased language and format domains.
+    pub languages: Vec<String>,
+    /// A hash of the parameters and rule program version (part of the graph's stamp).
+    pub fingerprint: [u8; 32],
+}
+
+/// Bump when the rule program changes meaning, so stored graphs are re-derived.
+const PROGRAM_VERSION: &str = "rules-v1";
+
+impl Params {
+    /// The built-in parameters.
+    pub fn builtin() -> Params {
+        let file: File = toml::from_str(GRAPH_TOML).expect("rules/graph.toml is valid (checked by a test)");
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(PROGRAM_VERSION.as_bytes());
+        hasher.update(GRAPH_TOML.as_bytes());
+        Params {
+            weights: file.weights,
+            languages: file.domains.languages.into_iter().map(|d| d.to_lowercase()).collect(),
+            fingerprint: *hasher.finalize().as_bytes(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn builtin_parameters_parse() {
+        let params = super::Params::builtin();
+        assert!(params.languages.contains(&"rust".to_string()));
+        assert!(params.weights.import_per_manifest > 0.0);
+    }
+}

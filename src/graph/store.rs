@@ -1,0 +1,213 @@
+//! The materialised graph in the mother store: derived edges and provenance, stamped
+//! with the last event seq and the parameters they were derived from.
+//!
+//! Tables: `graph_edges` ("from\0TYPE\0to" → edge), `graph_in` ("to\0TYPE\0from" → ()),
+//! `graph_nodes` (id → node), `graph_meta` ("stamp" → (seq, fingerprint)).
+//!
+//! Architecture Invariant: the stored graph is derived state. A graph is written whole,
+//! in one transaction, and never over a graph stamped with a later seq.
+
+use redb::{ReadableDatabase, ReadableTable, TableDefinition};
+
+use super::derive::{self, Edge, Graph, GraphDiff, GraphNode};
+use super::params::Params;
+use crate::error::{Error, StoreError};
+use crate::event::EdgeType;
+use crate::event::log::EventLog;
+use crate::store::Store;
+
+const EDGES: TableDefinition<&str, &[u8]> = TableDefinition::new("graph_edges");
+const IN: TableDefinition<&str, u8> = TableDefinition::new("graph_in");
+const NODES: TableDefinition<&str, &[u8]> = TableDefinition::new("graph_nodes");
+const META: TableDefinition<&str, &[u8]> = TableDefinition::new("graph_meta");
+
+fn config() -> impl bincode::config::Config {
+    bincode::config::standard().with_limit::<{ 64 * 1024 * 1024 }>()
+}
+
+fn encode<T: serde::Serialize>(value: &T) -> Vec<u8> {
+    bincode::serde::encode_to_vec(value, config()).expect("encoding an in-memory graph value")
+}
+
+fn decode<T: serde::de::DeserializeOwned>(what: &str, bytes: &[u8]) -> Result<T, Error> {
+    bincode::serde::decode_from_slice(bytes, config()).map(|(v, _)| v).map_err(|e| {
+        Error::Store(StoreError::Storage(format!("stored graph {what} is corrupted: {e} (run `patina mother derive`)")))
+    })
+}
+
+fn out_key(from: &str, t: EdgeType, to: &str) -> String {
+    format!("{from}\u{0}{t}\u{0}{to}")
+}
+
+fn prefix(id: &str) -> String {
+    format!("{id}\u{0}")
+}
+
+/// The stamp of the stored graph: (through seq, parameters fingerprint).
+pub type Stamp = (u64, [u8; 32]);
+
+pub fn stamp(store: &Store) -> Result<Option<Stamp>, Error> {
+    let txn = store.db.begin_read()?;
+    let meta = match txn.open_table(META) {
+        Ok(t) => t,
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    match meta.get("stamp")? {
+        Some(v) => Ok(Some(decode("stamp", v.value())?)),
+        None => Ok(None),
+    }
+}
+
+/// Writes `graph` whole, unless the stored graph is stamped with a later seq.
+pub fn write(store: &Store, graph: &Graph) -> Result<bool, Error> {
+    let txn = store.db.begin_write()?;
+    {
+        let meta = txn.open_table(META)?;
+        if let Some(v) = meta.get("stamp")? {
+            let (seq, _): Stamp = decode("stamp", v.value())?;
+            if seq > graph.through_seq {
+                return Ok(false);
+            }
+        }
+    }
+    txn.delete_table(EDGES)?;
+    txn.delete_table(IN)?;
+    txn.delete_table(NODES)?;
+    {
+        let mut edges = txn.open_table(EDGES)?;
+        let mut inbound = txn.open_table(IN)?;
+        for e in &graph.edges {
+            edges.insert(out_key(&e.from, e.edge_type, &e.to).as_str(), encode(e).as_slice())?;
+            inbound.insert(out_key(&e.to, e.edge_type, &e.from).as_str(), 0)?;
+        }
+        let mut nodes = txn.open_table(NODES)?;
+        for n in &graph.nodes {
+            nodes.insert(n.id.as_str(), encode(n).as_slice())?;
+        }
+        let mut meta = txn.open_table(META)?;
+        let stamp: Stamp = (graph.through_seq, graph.fingerprint);
+        meta.insert("stamp", encode(&stamp).as_slice())?;
+    }
+    txn.commit()?;
+    Ok(true)
+}
+
+/// The stored graph, whole.
+pub fn read(store: &Store) -> Result<Option<Graph>, Error> {
+    let Some((through_seq, fingerprint)) = stamp(store)? else { return Ok(None) };
+    let txn = store.db.begin_read()?;
+    let mut graph = Graph { through_seq, fingerprint, nodes: Vec::new(), edges: Vec::new() };
+    for entry in txn.open_table(NODES)?.iter()? {
+        let (_, v) = entry?;
+        graph.nodes.push(decode::<GraphNode>("node", v.value())?);
+    }
+    for entry in txn.open_table(EDGES)?.iter()? {
+        let (_, v) = entry?;
+        graph.edges.push(decode::<Edge>("edge", v.value())?);
+    }
+    graph.edges.sort_by(|x, y| (&x.from, x.edge_type, &x.to).cmp(&(&y.from, y.edge_type, &y.to)));
+    Ok(Some(graph))
+}
+
+/// One stored edge.
+pub fn edge(store: &Store, from: &str, t: EdgeType, to: &str) -> Result<Option<Edge>, Error> {
+    let txn = store.db.begin_read()?;
+    let table = match txn.open_table(EDGES) {
+        Ok(t) => t,
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    match table.get(out_key(from, t, to).as_str())? {
+        Some(v) => Ok(Some(decode("edge", v.value())?)),
+        None => Ok(None),
+    }
+}
+
+/// Edges out of `id` (routing direction), in key order.
+pub fn out_edges(store: &Store, id: &str) -> Result<Vec<Edge>, Error> {
+    let txn = store.db.begin_read()?;
+    let table = match txn.open_table(EDGES) {
+        Ok(t) => t,
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+        Err(e) => return Err(e.into()),
+    };
+    let p = prefix(id);
+    let mut out = Vec::new();
+    for entry in table.range(p.as_str()..)? {
+        let (k, v) = entry?;
+        if !k.value().starts_with(&p) {
+            break;
+        }
+        out.push(decode("edge", v.value())?);
+    }
+    Ok(out)
+}
+
+/// Edges into `id`, in key order.
+pub fn in_edges(store: &Store, id: &str) -> Result<Vec<Edge>, Error> {
+    let txn = store.db.begin_read()?;
+    let (inbound, edges) = match (txn.open_table(IN), txn.open_table(EDGES)) {
+        (Ok(i), Ok(e)) => (i, e),
+        (Err(redb::TableError::TableDoesNotExist(_)), _) | (_, Err(redb::TableError::TableDoesNotExist(_))) => {
+            return Ok(Vec::new());
+        }
+        (Err(e), _) | (_, Err(e)) => return Err(e.into()),
+    };
+    let p = prefix(id);
+    let mut out = Vec::new();
+    for entry in inbound.range(p.as_str()..)? {
+        let (k, _) = entry?;
+        let key = k.value();
+        if !key.starts_with(&p) {
+            break;
+        }
+        let mut parts = key.splitn(3, '\u{0}');
+        let (Some(to), Some(t), Some(from)) = (parts.next(), parts.next(), parts.next()) else { continue };
+        let Ok(t) = EdgeType::parse(t) else { continue };
+        if let Some(v) = edges.get(out_key(from, t, to).as_str())? {
+            out.push(decode("edge", v.value())?);
+        }
+    }
+    Ok(out)
+}
+
+/// What a refresh did.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Refresh {
+    /// Whether the graph was re-derived (false: it was current).
+    pub derived: bool,
+    pub through_seq: u64,
+    pub edges: usize,
+    pub diff: GraphDiff,
+}
+
+/// Weight changes smaller than this are not reported as changes.
+pub const REWEIGHT_THRESHOLD: f64 = 0.05;
+
+/// Re-derives and stores the graph if the log or the parameters moved since it was stored.
+pub fn refresh(store: &Store, params: &Params) -> Result<Refresh, Error> {
+    let log = EventLog::new(store);
+    let last = log.last_seq()?.unwrap_or(0);
+    if let Some((seq, fingerprint)) = stamp(store)?
+        && seq == last
+        && fingerprint == params.fingerprint
+    {
+        let edges = edge_count(store)?;
+        return Ok(Refresh { derived: false, through_seq: seq, edges, diff: GraphDiff::default() });
+    }
+    let old = read(store)?.map(|g| g.edges).unwrap_or_default();
+    let graph = derive::derive(&log, params)?;
+    let diff = derive::diff(&old, &graph.edges, REWEIGHT_THRESHOLD);
+    write(store, &graph)?;
+    Ok(Refresh { derived: true, through_seq: graph.through_seq, edges: graph.edges.len(), diff })
+}
+
+pub fn edge_count(store: &Store) -> Result<usize, Error> {
+    let txn = store.db.begin_read()?;
+    match txn.open_table(EDGES) {
+        Ok(t) => Ok(redb::ReadableTableMetadata::len(&t)? as usize),
+        Err(redb::TableError::TableDoesNotExist(_)) => Ok(0),
+        Err(e) => Err(e.into()),
+    }
+}

@@ -1,0 +1,250 @@
+//! The derived graph on the real session logs and on the example world: concrete edges,
+//! non-edges, provenance, weights, manual links and unlinks, queries and pictures.
+
+mod util;
+
+use serde::Deserialize;
+use serde_json::Value;
+use util::{Home, example_registry, root, shared_data};
+
+fn real_world() -> Home {
+    let home = Home::new();
+    let registry = shared_data().join("patina-registry.yaml");
+    home.ok(&["mother", "sync", "--registry", registry.to_str().unwrap()]);
+    let sessions = shared_data().join("patina-sessions");
+    home.ok(&["mother", "ingest", sessions.to_str().unwrap(), "--project", "patina"]);
+    home
+}
+
+fn edges(home: &Home) -> Vec<(String, String, String, f64)> {
+    home.json(&["mother", "graph"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["from"].as_str().unwrap().to_string(),
+                e["type"].as_str().unwrap().to_string(),
+                e["to"].as_str().unwrap().to_string(),
+                e["weight"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn has(edges: &[(String, String, String, f64)], from: &str, t: &str, to: &str) -> bool {
+    edges.iter().any(|e| e.0 == from && e.1 == t && e.2 == to)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Labels {
+    edge: Vec<Label>,
+    non_edge: Vec<Label>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Label {
+    #[serde(rename = "type")]
+    edge_type: String,
+    to: String,
+    #[serde(default)]
+    sessions: Vec<String>,
+    #[allow(dead_code)]
+    why: String,
+}
+
+#[test]
+fn labelled_graph_precision_and_recall() {
+    let home = real_world();
+    let labels: Labels =
+        toml::from_str(&std::fs::read_to_string(root().join("eval/graph-labels.toml")).unwrap()).unwrap();
+    let evaluated = ["USES", "LEARNS_FROM", "TESTS_WITH", "SIBLING"];
+    let derived: Vec<_> = edges(&home).into_iter().filter(|e| evaluated.contains(&e.1.as_str())).collect();
+    let is_true = |e: &(String, String, String, f64)| {
+        e.0 == "patina" && labels.edge.iter().any(|l| l.edge_type == e.1 && l.to == e.2)
+    };
+    let tp = derived.iter().filter(|e| is_true(e)).count();
+    let precision = tp as f64 / derived.len().max(1) as f64;
+    let recall = tp as f64 / labels.edge.len() as f64;
+    println!("derived {} edges of {evaluated:?}; labelled {} edges", derived.len(), labels.edge.len());
+    println!("precision {precision:.3} ({tp}/{}), recall {recall:.3} ({tp}/{})", derived.len(), labels.edge.len());
+    for e in derived.iter().filter(|e| !is_true(e)) {
+        println!("  false positive: {} {} {} ({:.2})", e.0, e.1, e.2, e.3);
+    }
+    for l in labels.edge.iter().filter(|l| !has(&derived, "patina", &l.edge_type, &l.to)) {
+        println!("  missed: patina {} {} (sessions {:?})", l.edge_type, l.to, l.sessions);
+    }
+    for l in &labels.non_edge {
+        let hit = derived.iter().find(|e| e.0 == "patina" && e.2 == l.to && (l.edge_type == "*" || l.edge_type == e.1));
+        assert!(hit.is_none(), "non-edge derived: {hit:?} ({})", l.why);
+    }
+    assert!(precision >= 0.9, "precision {precision}");
+    assert!(recall >= 0.8, "recall {recall}");
+}
+
+#[test]
+fn explain_names_the_rule_sessions_lines_and_weight_terms() {
+    let home = real_world();
+    let e = home.json(&["mother", "explain", "patina", "TESTS_WITH", "dojo", "--max-events", "500"]);
+    assert_eq!(e["exists"], true);
+    let rules: Vec<&str> = e["rules"].as_array().unwrap().iter().map(|r| r["rule"].as_str().unwrap()).collect();
+    assert_eq!(rules, vec!["testing-command", "testing-cues"]);
+    let cues = &e["rules"][1];
+    let unit = cues["units"].as_array().unwrap().iter().find(|u| u["key"] == "20250830-203137").expect("session");
+    assert_eq!(unit["date"], "2025-08-30");
+    let event = &unit["events"][0];
+    assert!(event["source"].as_str().unwrap().ends_with("patina-sessions/20250830-203137.md:36"), "{event}");
+    assert_eq!(event["session"], "20250830-203137");
+    assert!(event["text"].as_str().unwrap().starts_with("Tested successfully on Dojo repository"));
+    assert_eq!(event["kind"], "mention");
+    // The weight is the noisy-or of the rule terms, each the noisy-or of its units.
+    let terms: Vec<f64> = e["rules"].as_array().unwrap().iter().map(|r| r["term"].as_f64().unwrap()).collect();
+    let expected = 1.0 - terms.iter().fold(1.0, |acc, t| acc * (1.0 - t));
+    assert!((e["weight"].as_f64().unwrap() - expected).abs() < 2e-3, "{} vs {expected}", e["weight"]);
+    let units: Vec<f64> = cues["units"].as_array().unwrap().iter().map(|u| u["value"].as_f64().unwrap()).collect();
+    let term = 1.0 - units.iter().fold(1.0, |acc, v| acc * (1.0 - v));
+    assert!((cues["term"].as_f64().unwrap() - term).abs() < 2e-3);
+    // Older sessions weigh less than recent ones (recency).
+    let first = units.first().unwrap();
+    let last = units.last().unwrap();
+    assert!(first < last, "{units:?}");
+    // Human output names the same.
+    let text = home.ok(&["mother", "explain", "patina", "tests_with", "dojo"]);
+    assert!(text.contains("rule testing-cues") && text.contains("20250830-203137.md:36"), "{text}");
+}
+
+#[test]
+fn a_missing_edge_says_which_rule_came_closest() {
+    let home = real_world();
+    let out = home.cmd(&["mother", "explain", "patina", "LEARNS_FROM", "dojo", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "a missing edge exits 1");
+    let e: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(e["exists"], false);
+    let first = &e["near_misses"][0];
+    assert_eq!(first["rule"], "learning-cues");
+    assert!(first["found"].as_str().unwrap().contains("with testing cues: 12"), "{first}");
+    assert!(
+        e["other_edges"].as_array().unwrap().iter().any(|x| x.as_str().unwrap().starts_with("patina TESTS_WITH dojo"))
+    );
+    let never = home.cmd(&["mother", "explain", "patina", "USES", "opencode", "--json"]).output().unwrap();
+    let never: Value = serde_json::from_slice(&never.stdout).unwrap();
+    assert!(never["near_misses"].as_array().unwrap().iter().any(|m| m["rule"] == "manifest-import"));
+}
+
+#[test]
+fn cue_less_mentions_and_archive_noise_make_no_edges() {
+    let home = real_world();
+    let all = edges(&home);
+    // gemini-cli is named only in passing (plain mentions): no edge.
+    assert!(!all.iter().any(|e| e.2 == "gemini-cli"));
+    // dust: tested on (yes), learned from (no: the archive layer).
+    assert!(has(&all, "patina", "TESTS_WITH", "dust"));
+    assert!(!has(&all, "patina", "LEARNS_FROM", "dust"));
+    // Direction matters: nothing routes from a reference back to the project.
+    assert!(!all.iter().any(|e| e.2 == "patina" && e.1 != "DOMAIN"));
+}
+
+#[test]
+fn rederiving_from_scratch_gives_the_stored_graph() {
+    let home = real_world();
+    let check = home.json(&["mother", "derive", "--check"]);
+    assert_eq!(check["check"], "identical");
+    // Delete the stored graph tables by deriving in a fresh home from the same log file.
+    let copy = Home::new();
+    std::fs::create_dir_all(copy.store_path().parent().unwrap()).unwrap();
+    std::fs::copy(home.store_path(), copy.store_path()).unwrap();
+    assert_eq!(home.json(&["mother", "graph"]), copy.json(&["mother", "graph"]));
+}
+
+#[test]
+fn manual_link_wins_and_unlink_blocks_rederivation() {
+    let home = real_world();
+    // A manual link makes an edge no rule would, with its weight.
+    home.ok(&[
+        "mother",
+        "link",
+        "patina",
+        "LEARNS_FROM",
+        "opencode",
+        "--weight",
+        "0.7",
+        "--evidence",
+        "similar CLI agent",
+    ]);
+    let e = home.json(&["mother", "explain", "patina", "LEARNS_FROM", "opencode"]);
+    assert_eq!(e["weight"], 0.7);
+    assert_eq!(e["rules"][0]["rule"], "manual-link");
+    assert!(e["rules"][0]["units"][0]["events"][0]["text"].as_str().unwrap().contains("similar CLI agent"));
+    // Unlinking a derived edge removes it and blocks re-derivation.
+    assert!(has(&edges(&home), "patina", "TESTS_WITH", "dojo"));
+    home.ok(&["mother", "unlink", "patina", "TESTS_WITH", "dojo", "--reason", "not a test subject any more"]);
+    assert!(!has(&edges(&home), "patina", "TESTS_WITH", "dojo"));
+    let out = home.cmd(&["mother", "explain", "patina", "TESTS_WITH", "dojo", "--json"]).output().unwrap();
+    let blocked: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(blocked["blocked_by_unlink"].as_u64().is_some());
+    // Re-ingesting (same evidence) does not bring it back.
+    let sessions = shared_data().join("patina-sessions");
+    home.ok(&["mother", "ingest", sessions.to_str().unwrap(), "--project", "patina", "--force"]);
+    assert!(!has(&edges(&home), "patina", "TESTS_WITH", "dojo"));
+    // Linking again restores it, as manual and derived.
+    home.ok(&["mother", "link", "patina", "TESTS_WITH", "dojo"]);
+    let e = home.json(&["mother", "explain", "patina", "TESTS_WITH", "dojo"]);
+    let rules: Vec<&str> = e["rules"].as_array().unwrap().iter().map(|r| r["rule"].as_str().unwrap()).collect();
+    assert_eq!(rules, vec!["manual-link", "testing-command", "testing-cues"]);
+    assert_eq!(e["weight"], 1.0);
+    // Unlinking a manual link retracts it.
+    home.ok(&["mother", "unlink", "patina", "LEARNS_FROM", "opencode"]);
+    assert!(!has(&edges(&home), "patina", "LEARNS_FROM", "opencode"));
+    assert_eq!(home.json(&["mother", "derive", "--check"])["check"], "identical");
+}
+
+#[test]
+fn example_world_queries_and_pictures() {
+    let home = Home::new();
+    home.ok(&["mother", "sync", "--registry", &example_registry()]);
+    home.ok(&["mother", "link", "atlas", "LEARNS_FROM", "ecsdemo"]);
+    home.ok(&["mother", "link", "ecsdemo", "USES", "quickparse", "--weight", "0.5"]);
+    let all = edges(&home);
+    // Shared specific domain `search` makes atlas a SIBLING of vectorlite; languages do not.
+    assert!(has(&all, "atlas", "SIBLING", "vectorlite"));
+    assert!(!has(&all, "atlas", "SIBLING", "quickparse"));
+    assert!(has(&all, "atlas", "DOMAIN", "quickparse"));
+
+    let out = home.json(&["mother", "neighbors", "atlas", "--direction", "out"]);
+    let ids: Vec<&str> = out.as_array().unwrap().iter().map(|n| n["id"].as_str().unwrap()).collect();
+    assert_eq!(ids[0], "ecsdemo", "strongest first: {out}");
+    let inbound = home.json(&["mother", "neighbors", "quickparse", "--direction", "in", "--type", "uses"]);
+    assert_eq!(inbound.as_array().unwrap().len(), 1);
+    assert_eq!(inbound[0]["id"], "ecsdemo");
+
+    let path = home.json(&["mother", "path", "atlas", "quickparse"]);
+    assert_eq!(path["found"], true);
+    // The direct DOMAIN edge is weak (Jaccard 0.25, cost 4); atlas → ecsdemo → quickparse costs 1 + 2.
+    let hops: Vec<&str> = path["hops"].as_array().unwrap().iter().map(|h| h["to"].as_str().unwrap()).collect();
+    assert_eq!(hops, vec!["ecsdemo", "quickparse"], "{path}");
+    let none = home.cmd(&["mother", "path", "quickparse", "atlas"]).output().unwrap();
+    assert_eq!(none.status.code(), Some(1));
+
+    let stats = home.json(&["mother", "stats"]);
+    assert_eq!(stats["graph"]["nodes"], 4);
+    assert_eq!(stats["graph"]["components"], 1);
+    assert_eq!(stats["graph"]["edges_by_type"]["LEARNS_FROM"], 1);
+
+    let rules = home.json(&["mother", "rules"]);
+    let manual = rules.as_array().unwrap().iter().find(|r| r["name"] == "manual-link").unwrap();
+    assert_eq!(manual["edges"], 2);
+    assert!(rules.as_array().unwrap().iter().all(|r| !r["description"].as_str().unwrap().is_empty()));
+
+    let dot = home.ok(&["mother", "graph", "--format", "dot"]);
+    assert!(dot.starts_with("digraph patina {") && dot.contains("\"atlas\" -> \"ecsdemo\""), "{dot}");
+    assert!(dot.contains("style=dashed"), "LEARNS_FROM is dashed");
+    let mermaid = home.ok(&["mother", "graph", "--format", "mermaid"]);
+    assert!(
+        mermaid.starts_with("flowchart LR") && mermaid.contains("n_atlas -.->|\"LEARNS_FROM 1.00\"| n_ecsdemo"),
+        "{mermaid}"
+    );
+    let nodes = home.json(&["mother", "graph", "--nodes"]);
+    assert_eq!(nodes.as_array().unwrap().len(), 4);
+}
