@@ -263,3 +263,123 @@ pub fn run(input: &RuleInput) -> RuleOutput {
     unused.sort_unstable();
     RuleOutput { edges, why, unused }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Differential test: the crepe program against a naive reference of the same rules.
+
+    use std::collections::BTreeSet;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn reference(input: &RuleInput) -> BTreeSet<(u32, u8, u32, u8)> {
+        let mut candidates = BTreeSet::new();
+        let group = |p: u32, r: u32, kind: u8| input.groups.iter().find(|g| g.1 == p && g.2 == r && g.3 == kind);
+        for g in &input.groups {
+            let Group(_, p, r, k, n, s) = *g;
+            match k {
+                G_IMPORT if n >= 1 => {
+                    candidates.insert((p, USES, r, R_MANIFEST_IMPORT));
+                }
+                G_BENCH if n >= 1 => {
+                    candidates.insert((p, TESTS_WITH, r, R_BENCH_RUN));
+                }
+                G_COMMAND if n >= 1 => {
+                    candidates.insert((p, TESTS_WITH, r, R_TESTING_COMMAND));
+                }
+                G_TESTING if n >= MIN_CUE_SESSIONS && s >= 1 => {
+                    candidates.insert((p, TESTS_WITH, r, R_TESTING_CUES));
+                }
+                G_LEARNING if n >= MIN_CUE_SESSIONS && s >= 1 => {
+                    let tested = group(p, r, G_TESTING).map(|g| g.4);
+                    if tested.is_none_or(|nt| n >= nt) {
+                        candidates.insert((p, LEARNS_FROM, r, R_LEARNING_CUES));
+                    }
+                }
+                G_USING if n >= MIN_CUE_SESSIONS => {
+                    candidates.insert((p, USES, r, R_USING_CUES));
+                }
+                _ => {}
+            }
+        }
+        let kind = |n: u32| input.nodes.iter().find(|x| x.0 == n).map(|x| x.1);
+        for sd in &input.shared_domains {
+            let SharedDomains(a, b, n, s, _) = *sd;
+            if kind(a) == Some(PROJECT) && kind(b) == Some(REFERENCE) && s >= 1 {
+                candidates.insert((a, SIBLING, b, R_SIBLING_DOMAIN));
+            }
+            if kind(a) == Some(PROJECT) && n >= 1 {
+                candidates.insert((a, DOMAIN, b, R_SHARED_DOMAIN));
+            }
+        }
+        let blocked: BTreeSet<(u32, u8, u32)> = input.unlinked.iter().map(|u| (u.0, u.1, u.2)).collect();
+        let mut edges: BTreeSet<_> =
+            candidates.into_iter().filter(|(a, t, b, _)| !blocked.contains(&(*a, *t, *b))).collect();
+        for l in &input.linked {
+            edges.insert((l.1, l.2, l.3, R_MANUAL_LINK));
+        }
+        edges
+    }
+
+    fn input() -> impl Strategy<Value = RuleInput> {
+        let nodes = prop::collection::vec(0u8..2, 2..6);
+        nodes.prop_flat_map(|kinds| {
+            let n = kinds.len() as u32;
+            let group = (0..n, 0..n, 0u8..7, 0u32..4, 0u32..3);
+            let link = (0..n, 0u8..5, 0..n);
+            let shared = (0..n, 0..n, 1u32..3, 0u32..2);
+            (
+                Just(kinds),
+                prop::collection::vec(group, 0..12),
+                prop::collection::vec(link.clone(), 0..3),
+                prop::collection::vec(link, 0..3),
+                prop::collection::vec(shared, 0..4),
+            )
+                .prop_map(|(kinds, groups, links, unlinks, shared)| {
+                    let mut input = RuleInput::default();
+                    input.nodes = kinds.iter().enumerate().map(|(i, k)| NodeIs(i as u32, *k)).collect();
+                    let mut seen = BTreeSet::new();
+                    for (i, (a, b, k, n, s)) in groups.into_iter().enumerate() {
+                        // One group per (from, to, kind), as the fact loader guarantees.
+                        if a != b && seen.insert((a, b, k)) {
+                            input.groups.push(Group(i as u32, a, b, k, n, s.min(n)));
+                        }
+                    }
+                    for (i, (a, t, b)) in links.into_iter().enumerate() {
+                        input.linked.push(Linked(100 + i as u32, a, t, b));
+                    }
+                    // A triple is linked or unlinked, never both (only one is live).
+                    for (a, t, b) in unlinks {
+                        if !input.linked.iter().any(|l| (l.1, l.2, l.3) == (a, t, b)) {
+                            input.unlinked.push(Unlinked(a, t, b));
+                        }
+                    }
+                    let mut pairs = BTreeSet::new();
+                    for (i, (a, b, n, s)) in shared.into_iter().enumerate() {
+                        if a != b && pairs.insert((a, b)) {
+                            input.shared_domains.push(SharedDomains(a, b, n, s.min(n), 200 + i as u32));
+                        }
+                    }
+                    input
+                })
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn crepe_program_matches_the_naive_reference(input in input()) {
+            let output = run(&input);
+            let got: BTreeSet<_> = output.edges.iter().copied().collect();
+            prop_assert_eq!(got, reference(&input));
+            // Every derived edge has provenance, and provenance names only derived edges.
+            for &(a, t, b, r) in &output.edges {
+                prop_assert!(output.why.iter().any(|w| (w.0, w.1, w.2, w.3) == (r, a, t, b)), "no why for {:?}", (a, t, b, r));
+            }
+            for w in &output.why {
+                prop_assert!(output.edges.contains(&(w.1, w.2, w.3, w.0)));
+            }
+        }
+    }
+}

@@ -225,8 +225,8 @@ pub fn path(ctx: &mut Invocation, from: &str, to: &str, max_hops: usize) -> anyh
         let value = match &found {
             Some(edges) => serde_json::json!({
                 "from": from, "to": to, "found": true,
-                "hops": edges.iter().map(|e| serde_json::json!({"from": e.from, "type": e.edge_type, "to": e.to, "weight": e.weight})).collect::<Vec<_>>(),
-                "cost": edges.iter().map(|e| 1.0 / e.weight).sum::<f64>(),
+                "hops": edges.iter().map(|(a, t, b, w)| serde_json::json!({"from": a, "type": t, "to": b, "weight": w})).collect::<Vec<_>>(),
+                "cost": edges.iter().map(|h| 1.0 / h.3).sum::<f64>(),
             }),
             None => serde_json::json!({ "from": from, "to": to, "found": false, "hops": [] }),
         };
@@ -235,8 +235,8 @@ pub fn path(ctx: &mut Invocation, from: &str, to: &str, max_hops: usize) -> anyh
         match &found {
             Some(edges) if edges.is_empty() => writeln!(ctx.out, "{from} is {to}")?,
             Some(edges) => {
-                for e in edges {
-                    writeln!(ctx.out, "{} {} {} ({:.2})", e.from, e.edge_type, e.to, e.weight)?;
+                for (a, t, b, w) in edges {
+                    writeln!(ctx.out, "{a} {t} {b} ({w:.2})")?;
                 }
             }
             None => writeln!(ctx.out, "no path from {from} to {to} within {max_hops} hops")?,

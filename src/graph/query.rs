@@ -90,57 +90,81 @@ impl PartialOrd for State {
     }
 }
 
+/// A hop of a path: (from, type, to, weight).
+pub type Hop = (String, EdgeType, String, f64);
+
 /// The cheapest directed path from `from` to `to` of at most `max_hops` edges, where an
 /// edge of weight w costs 1/w (strong edges are cheap). `None` if there is none.
-pub fn path(store: &Store, from: &str, to: &str, max_hops: usize) -> Result<Option<Vec<Edge>>, Error> {
+///
+/// Plain Dijkstra first; its path is optimal under the hop limit whenever it respects it.
+/// Otherwise a search over (node, hops) states finds the cheapest path within the limit.
+pub fn path(store: &Store, from: &str, to: &str, max_hops: usize) -> Result<Option<Vec<Hop>>, Error> {
     if from == to {
         return Ok(Some(Vec::new()));
     }
+    let adjacency = store::Adjacency::open(store)?;
+    if let Some(found) = search(&adjacency, from, to, None)? {
+        if found.len() <= max_hops {
+            return Ok(Some(found));
+        }
+        return search(&adjacency, from, to, Some(max_hops));
+    }
+    Ok(None)
+}
+
+fn search(
+    adjacency: &store::Adjacency,
+    from: &str,
+    to: &str,
+    max_hops: Option<usize>,
+) -> Result<Option<Vec<Hop>>, Error> {
     let mut ids: Vec<String> = vec![from.to_string()];
     let mut index: HashMap<String, usize> = HashMap::from([(from.to_string(), 0)]);
-    let mut best: HashMap<(usize, usize), f64> = HashMap::new();
-    // (node, hops) → (previous node, hops, edge)
-    let mut came: HashMap<(usize, usize), (usize, usize, Edge)> = HashMap::new();
-    let mut adjacency: HashMap<usize, Vec<Edge>> = HashMap::new();
+    // With a hop limit, states are (node, hops); without, (node, 0).
+    let layer = |hops: usize| if max_hops.is_some() { hops } else { 0 };
+    let mut best: HashMap<(usize, usize), f64> = HashMap::from([((0, 0), 0.0)]);
+    let mut came: HashMap<(usize, usize), (usize, usize, EdgeType, f64)> = HashMap::new();
+    let mut expanded: HashMap<usize, Vec<(EdgeType, String, f64)>> = HashMap::new();
     let mut heap = BinaryHeap::from([State { cost: 0.0, hops: 0, node: 0 }]);
-    best.insert((0, 0), 0.0);
     while let Some(State { cost, hops, node }) = heap.pop() {
-        if ids[node] == to {
-            let mut edges = Vec::new();
-            let mut at = (node, hops);
-            while let Some((prev, prev_hops, edge)) = came.get(&at) {
-                edges.push(edge.clone());
-                at = (*prev, *prev_hops);
-            }
-            edges.reverse();
-            return Ok(Some(edges));
-        }
-        if hops >= max_hops || best.get(&(node, hops)).is_some_and(|b| *b < cost) {
+        let state = (node, layer(hops));
+        if best.get(&state).is_some_and(|b| *b < cost) {
             continue;
         }
-        if !adjacency.contains_key(&node) {
-            let edges = store::out_edges(store, &ids[node])?;
-            adjacency.insert(node, edges);
+        if ids[node] == to {
+            let mut hops_out = Vec::new();
+            let mut at = state;
+            while let Some(&(prev, prev_layer, t, w)) = came.get(&at) {
+                hops_out.push((ids[prev].clone(), t, ids[at.0].clone(), w));
+                at = (prev, prev_layer);
+            }
+            hops_out.reverse();
+            return Ok(Some(hops_out));
         }
-        for edge in adjacency[&node].clone() {
-            if edge.weight <= 0.0 {
+        if max_hops.is_some_and(|m| hops >= m) {
+            continue;
+        }
+        if !expanded.contains_key(&node) {
+            let out = adjacency.out(&ids[node])?;
+            expanded.insert(node, out);
+        }
+        for (t, target, weight) in expanded[&node].clone() {
+            if weight <= 0.0 {
                 continue;
             }
-            let next = match index.get(&edge.to) {
+            let next = match index.get(&target) {
                 Some(&i) => i,
                 None => {
-                    ids.push(edge.to.clone());
-                    index.insert(edge.to.clone(), ids.len() - 1);
+                    ids.push(target.clone());
+                    index.insert(target, ids.len() - 1);
                     ids.len() - 1
                 }
             };
-            let next_cost = cost + 1.0 / edge.weight;
-            let key = (next, hops + 1);
-            // Dominated if some path with no more hops is already cheaper.
-            let dominated = (0..=hops + 1).any(|h| best.get(&(next, h)).is_some_and(|b| *b <= next_cost));
-            if !dominated {
-                best.insert(key, next_cost);
-                came.insert(key, (node, hops, edge));
+            let next_cost = cost + 1.0 / weight;
+            let next_state = (next, layer(hops + 1));
+            if best.get(&next_state).is_none_or(|b| next_cost < *b) {
+                best.insert(next_state, next_cost);
+                came.insert(next_state, (node, layer(hops), t, weight));
                 heap.push(State { cost: next_cost, hops: hops + 1, node: next });
             }
         }

@@ -2,7 +2,8 @@
 //! with the last event seq and the parameters they were derived from.
 //!
 //! Tables: `graph_edges` ("from\0TYPE\0to" → edge), `graph_in` ("to\0TYPE\0from" → ()),
-//! `graph_nodes` (id → node), `graph_meta` ("stamp" → (seq, fingerprint)).
+//! `graph_nodes` (id → node), `graph_weights` ("from\0TYPE\0to" → weight),
+//! `graph_meta` ("stamp" → (seq, fingerprint)).
 //!
 //! Architecture Invariant: the stored graph is derived state. A graph is written whole,
 //! in one transaction, and never over a graph stamped with a later seq.
@@ -20,6 +21,8 @@ const EDGES: TableDefinition<&str, &[u8]> = TableDefinition::new("graph_edges");
 const IN: TableDefinition<&str, u8> = TableDefinition::new("graph_in");
 const NODES: TableDefinition<&str, &[u8]> = TableDefinition::new("graph_nodes");
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("graph_meta");
+/// "from\0TYPE\0to" → weight: the adjacency alone, for path searches that need no provenance.
+const WEIGHTS: TableDefinition<&str, f64> = TableDefinition::new("graph_weights");
 
 fn config() -> impl bincode::config::Config {
     bincode::config::standard().with_limit::<{ 64 * 1024 * 1024 }>()
@@ -74,11 +77,15 @@ pub fn write(store: &Store, graph: &Graph) -> Result<bool, Error> {
     txn.delete_table(EDGES)?;
     txn.delete_table(IN)?;
     txn.delete_table(NODES)?;
+    txn.delete_table(WEIGHTS)?;
     {
         let mut edges = txn.open_table(EDGES)?;
         let mut inbound = txn.open_table(IN)?;
+        let mut weights = txn.open_table(WEIGHTS)?;
         for e in &graph.edges {
-            edges.insert(out_key(&e.from, e.edge_type, &e.to).as_str(), encode(e).as_slice())?;
+            let key = out_key(&e.from, e.edge_type, &e.to);
+            edges.insert(key.as_str(), encode(e).as_slice())?;
+            weights.insert(key.as_str(), e.weight)?;
             inbound.insert(out_key(&e.to, e.edge_type, &e.from).as_str(), 0)?;
         }
         let mut nodes = txn.open_table(NODES)?;
@@ -170,6 +177,38 @@ pub fn in_edges(store: &Store, id: &str) -> Result<Vec<Edge>, Error> {
         }
     }
     Ok(out)
+}
+
+/// A read snapshot of the adjacency (targets and weights, no provenance), for searches
+/// that expand many nodes.
+pub struct Adjacency {
+    table: Option<redb::ReadOnlyTable<&'static str, f64>>,
+}
+
+impl Adjacency {
+    pub fn open(store: &Store) -> Result<Adjacency, Error> {
+        let txn = store.db.begin_read()?;
+        match txn.open_table(WEIGHTS) {
+            Ok(table) => Ok(Adjacency { table: Some(table) }),
+            Err(redb::TableError::TableDoesNotExist(_)) => Ok(Adjacency { table: None }),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// (type, to, weight) of every edge out of `id`.
+    pub fn out(&self, id: &str) -> Result<Vec<(EdgeType, String, f64)>, Error> {
+        let Some(table) = &self.table else { return Ok(Vec::new()) };
+        let p = prefix(id);
+        let mut out = Vec::new();
+        for entry in table.range(p.as_str()..)? {
+            let (k, w) = entry?;
+            let Some(rest) = k.value().strip_prefix(&p) else { break };
+            let Some((t, to)) = rest.split_once('\u{0}') else { continue };
+            let Ok(t) = EdgeType::parse(t) else { continue };
+            out.push((t, to.to_string(), w.value()));
+        }
+        Ok(out)
+    }
 }
 
 /// What a refresh did.

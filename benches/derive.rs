@@ -1,0 +1,210 @@
+//! Graph derivation from scratch on synthetic logs of 10k, 100k and 1M events, with the
+//! time split into loading facts, the crepe run and weights; then `neighbors` and `path`
+//! latency on a graph of ~100k edges.
+//!
+//! `cargo bench --bench derive` runs the full sizes; under `cargo test` a smoke size.
+
+use std::time::Instant;
+
+use patina::event::log::{EventLog, NewEvent};
+use patina::event::*;
+use patina::graph::query::{self, Direction};
+use patina::graph::{Params, derive, facts, program, store as graph_store};
+use patina::store::{OpenOptions, Store};
+
+/// A small deterministic PRNG (xorshift), so runs are comparable.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn node(id: String, kind: NodeKind, domains: Vec<String>) -> NewEvent {
+    NewEvent::new(
+        Source::Cli,
+        Event::NodeRegistered(NodeRegistered {
+            id,
+            kind,
+            path: None,
+            domains,
+            summary: None,
+            aliases: vec![],
+            packages: vec![],
+        }),
+    )
+}
+
+/// `n` events: nodes, then mentions (most), imports, bench runs and links.
+fn synthetic(n: usize, rng: &mut Rng) -> Vec<NewEvent> {
+    let projects = (n / 10_000).clamp(5, 100);
+    let refs = (n / 1_000).clamp(20, 900);
+    let domains = ["rust", "go", "search", "gamedev", "parsing", "vectors", "web", "db"];
+    let mut out = Vec::with_capacity(n);
+    for p in 0..projects {
+        out.push(node(format!("p{p}"), NodeKind::Project, vec![domains[p % 8].into(), domains[(p + 3) % 8].into()]));
+    }
+    for r in 0..refs {
+        out.push(node(format!("r{r}"), NodeKind::Reference, vec![domains[r % 8].into()]));
+    }
+    let classes = [CueClass::Plain, CueClass::Plain, CueClass::Testing, CueClass::Learning, CueClass::Using];
+    while out.len() < n {
+        let p = rng.below(projects as u64);
+        // Skewed: a project talks mostly about a few repos.
+        let r = (rng.below(refs as u64) * rng.below(refs as u64)) / refs as u64;
+        let i = out.len();
+        let event = match rng.below(100) {
+            0..=94 => {
+                let session = rng.below(20_000);
+                let class = classes[rng.below(5) as usize];
+                Event::Mention(Mention {
+                    project: format!("p{p}"),
+                    repo: format!("r{r}"),
+                    session_id: format!("s{session}"),
+                    session_date: Some(format!("2025-{:02}-{:02}", 1 + session % 12, 1 + session % 28)),
+                    cue_class: class,
+                    cue: if class == CueClass::Plain { String::new() } else { "tested on".into() },
+                    strong_cue: class != CueClass::Plain && rng.below(2) == 0,
+                    matched: format!("r{r}"),
+                    sentence: format!("event {i}"),
+                    co_mentions: 1,
+                })
+            }
+            95..=97 => Event::Import(Import {
+                project: format!("p{p}"),
+                repo: format!("r{r}"),
+                manifest: format!("/p{p}/m{}/Cargo.toml", rng.below(3)),
+                dependency: format!("r{r}"),
+            }),
+            98 => Event::BenchRun(BenchRun {
+                project: format!("p{p}"),
+                repo: format!("r{r}"),
+                suite: format!("suite{}", rng.below(5)),
+                command: None,
+                when: "2025-10-01".into(),
+            }),
+            _ => Event::LinkAdded(LinkAdded {
+                from: format!("p{p}"),
+                edge_type: EdgeType::ALL[rng.below(4) as usize],
+                to: format!("r{r}"),
+                evidence: None,
+                weight: None,
+            }),
+        };
+        out.push(NewEvent::new(Source::file(format!("/logs/{}.md", i % 5_000), 1, 1), event));
+    }
+    out
+}
+
+fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn percentile(mut xs: Vec<f64>, p: f64) -> f64 {
+    xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    xs[((xs.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn main() {
+    let full = std::env::args().any(|a| a == "--bench");
+    let sizes: &[usize] = if full { &[10_000, 100_000, 1_000_000] } else { &[5_000] };
+    let params = Params::builtin();
+    println!(
+        "| events | evidence units | groups | edges | load facts (ms) | crepe run (ms) | weights (ms) | derive total (ms) | store graph (ms) |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for &n in sizes {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("store.redb"), &OpenOptions::default(), |_| {}).unwrap();
+        let log = EventLog::new(&store);
+        let mut rng = Rng(0x9e3779b97f4a7c15 ^ n as u64);
+        log.append_all(synthetic(n, &mut rng), 50_000, |_| {}).unwrap();
+
+        let t0 = Instant::now();
+        let loaded = facts::load(&log, &params).unwrap();
+        let load = t0.elapsed();
+        let t1 = Instant::now();
+        let output = program::run(&loaded.input);
+        let run = t1.elapsed();
+        let t2 = Instant::now();
+        let graph = derive::derive_from_facts(&loaded, &params);
+        let weights = t2.elapsed().saturating_sub(run); // derive_from_facts runs the program again
+        let total = load + t2.elapsed();
+        assert_eq!(
+            graph.edges.len(),
+            output.edges.iter().map(|e| (e.0, e.1, e.2)).collect::<std::collections::BTreeSet<_>>().len(),
+            "checksum"
+        );
+        let t3 = Instant::now();
+        graph_store::write(&store, &graph).unwrap();
+        let write = t3.elapsed();
+        println!(
+            "| {n} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} |",
+            loaded.input.groups.iter().map(|g| g.4 as usize).sum::<usize>(),
+            loaded.groups.len(),
+            graph.edges.len(),
+            ms(load),
+            ms(run),
+            ms(weights),
+            ms(total),
+            ms(write)
+        );
+    }
+
+    // Queries on a graph of ~100k edges: manual links between 2,000 nodes.
+    let n_edges = if full { 100_000 } else { 2_000 };
+    let n_nodes = if full { 2_000 } else { 200 };
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("store.redb"), &OpenOptions::default(), |_| {}).unwrap();
+    let log = EventLog::new(&store);
+    let mut rng = Rng(42);
+    let mut events: Vec<NewEvent> = (0..n_nodes).map(|i| node(format!("n{i}"), NodeKind::Project, vec![])).collect();
+    for _ in 0..n_edges {
+        let (a, b) = (rng.below(n_nodes as u64), rng.below(n_nodes as u64));
+        if a != b {
+            events.push(NewEvent::new(
+                Source::Cli,
+                Event::LinkAdded(LinkAdded {
+                    from: format!("n{a}"),
+                    edge_type: EdgeType::ALL[rng.below(4) as usize],
+                    to: format!("n{b}"),
+                    evidence: None,
+                    weight: Some(0.1 + (rng.below(90) as f32) / 100.0),
+                }),
+            ));
+        }
+    }
+    log.append_all(events, 50_000, |_| {}).unwrap();
+    let refresh = graph_store::refresh(&store, &params).unwrap();
+    let mut neighbor_ms = Vec::new();
+    let mut path_ms = Vec::new();
+    let mut found = 0;
+    for _ in 0..200 {
+        let a = format!("n{}", rng.below(n_nodes as u64));
+        let b = format!("n{}", rng.below(n_nodes as u64));
+        let t = Instant::now();
+        let ns = query::neighbors(&store, &a, Direction::Both, &[]).unwrap();
+        neighbor_ms.push(ms(t.elapsed()));
+        assert!(!ns.is_empty() || n_edges < 1_000);
+        let t = Instant::now();
+        found += query::path(&store, &a, &b, 4).unwrap().is_some() as usize;
+        path_ms.push(ms(t.elapsed()));
+    }
+    println!();
+    println!("| graph edges | neighbors p50 (ms) | neighbors p95 (ms) | path p50 (ms) | path p95 (ms) | paths found |");
+    println!("|---:|---:|---:|---:|---:|---:|");
+    println!(
+        "| {} | {:.3} | {:.3} | {:.2} | {:.2} | {found}/200 |",
+        refresh.edges,
+        percentile(neighbor_ms.clone(), 0.5),
+        percentile(neighbor_ms, 0.95),
+        percentile(path_ms.clone(), 0.5),
+        percentile(path_ms, 0.95)
+    );
+}
