@@ -248,3 +248,22 @@ fn example_world_queries_and_pictures() {
     let nodes = home.json(&["mother", "graph", "--nodes"]);
     assert_eq!(nodes.as_array().unwrap().len(), 4);
 }
+
+#[test]
+fn example_sessions_derive_the_expected_edges() {
+    let home = Home::new();
+    home.ok(&["mother", "sync", "--registry", &example_registry()]);
+    let world = root().join("examples/world");
+    let sessions = world.join("sessions");
+    let bench = world.join("bench-runs.jsonl");
+    home.ok(&["mother", "ingest", sessions.to_str().unwrap(), bench.to_str().unwrap(), "--project", "atlas"]);
+    let all = edges(&home);
+    assert!(has(&all, "atlas", "LEARNS_FROM", "ecsdemo"));
+    assert!(has(&all, "atlas", "USES", "vectorlite"));
+    assert!(!has(&all, "atlas", "TESTS_WITH", "ecsdemo"));
+    assert!(!has(&all, "atlas", "USES", "ecsdemo"), "plain mentions in a stats table make no edge");
+    let e = home.json(&["mother", "explain", "atlas", "TESTS_WITH", "quickparse"]);
+    let rules: Vec<&str> = e["rules"].as_array().unwrap().iter().map(|r| r["rule"].as_str().unwrap()).collect();
+    assert_eq!(rules, vec!["bench-run", "testing-command", "testing-cues"]);
+    assert!(e["rules"][0]["units"][0]["events"][0]["source"].as_str().unwrap().ends_with("bench-runs.jsonl:1"));
+}
