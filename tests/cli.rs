@@ -237,3 +237,26 @@ fn home_can_come_from_the_environment() {
     assert!(out.status.success(), "{}", util::stderr(&out));
     assert!(home.store_path().exists());
 }
+
+#[test]
+fn a_store_locked_by_another_process_is_waited_for_then_reported() {
+    let home = Home::new();
+    home.ok(&["mother", "sync", "--registry", &example_registry()]);
+    // Another program holds the file with redb's exclusive (whole-file) lock.
+    let holder = redb::Database::create(home.store_path()).unwrap();
+    let out = home.cmd(&["mother", "stats"]).env("PATINA_LOCK_WAIT", "1").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = util::stderr(&out);
+    assert!(err.contains("waiting"), "tells the user it waits: {err}");
+    assert!(err.contains("locked") && err.contains("store.redb") && err.contains("PATINA_LOCK_WAIT"), "{err}");
+    // Released while a command waits: the command goes on and nothing was lost.
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(800));
+        drop(holder);
+    });
+    let out = home.cmd(&["mother", "stats", "--json"]).env("PATINA_LOCK_WAIT", "20").output().unwrap();
+    release.join().unwrap();
+    assert!(out.status.success(), "{}", util::stderr(&out));
+    let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(stats["events"], 4);
+}

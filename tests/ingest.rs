@@ -322,3 +322,49 @@ fn user_cue_file_extends_the_vocabulary() {
     let err = home.fails(&["mother", "ingest", note, "--project", "patina", "--cues", bad.to_str().unwrap()]);
     assert!(err.contains("bad.toml"), "{err}");
 }
+
+#[test]
+fn killed_ingest_loses_nothing_and_a_rerun_completes_it() {
+    let home = Home::new();
+    sync_real_registry(&home);
+    // Enough files for many write transactions.
+    let dir = home.path().join("many");
+    let real = shared_data().join("patina-sessions");
+    for k in 0..12 {
+        let sub = dir.join(format!("{k:02}"));
+        std::fs::create_dir_all(&sub).unwrap();
+        for entry in std::fs::read_dir(&real).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "md") {
+                std::fs::copy(&path, sub.join(path.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+    let dir = dir.to_str().unwrap();
+    let mut child = home.cmd(&["mother", "ingest", dir, "--project", "patina"]).spawn().unwrap();
+    let started = std::time::Instant::now();
+    while started.elapsed() < std::time::Duration::from_secs(60) {
+        if let Ok(Some(_)) = child.try_wait() {
+            break;
+        }
+        let out = home.cmd(&["mother", "stats", "--json"]).output().unwrap();
+        if out.status.success()
+            && serde_json::from_slice::<Value>(&out.stdout).unwrap()["by_kind"]["mention"].as_u64().unwrap_or(0) > 0
+        {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    child.wait().unwrap();
+    // The log is readable; a rerun completes it; the result equals one uninterrupted ingest.
+    let partial = home.json(&["mother", "stats"])["by_kind"]["mention"].as_u64().unwrap_or(0);
+    home.ok(&["mother", "ingest", dir, "--project", "patina"]);
+    let total = home.json(&["mother", "stats"])["by_kind"]["mention"].as_u64().unwrap();
+    assert!(partial <= total);
+    let fresh = Home::new();
+    sync_real_registry(&fresh);
+    fresh.ok(&["mother", "ingest", dir, "--project", "patina"]);
+    assert_eq!(fresh.json(&["mother", "stats"])["by_kind"]["mention"].as_u64().unwrap(), total);
+    assert_eq!(home.json(&["mother", "graph"]), fresh.json(&["mother", "graph"]));
+}
