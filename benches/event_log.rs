@@ -17,12 +17,12 @@ fn mention(i: u64) -> NewEvent {
             repo: format!("repo{}", i % 32),
             session_id: format!("2025{:04}", i % 997),
             session_date: Some("2025-09-05".into()),
-            cue_class: if i % 3 == 0 { CueClass::Testing } else { CueClass::Plain },
-            cue: if i % 3 == 0 { "stress test".into() } else { String::new() },
+            cue_class: if i.is_multiple_of(3) { CueClass::Testing } else { CueClass::Plain },
+            cue: if i.is_multiple_of(3) { "stress test".into() } else { String::new() },
             matched: format!("repo{}", i % 32),
             sentence: format!("Ran the parser stress test on repo{} and counted {i} symbols.", i % 32),
             co_mentions: 1,
-            strong_cue: i % 3 == 0,
+            strong_cue: i.is_multiple_of(3),
         }),
     )
 }

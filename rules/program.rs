@@ -338,8 +338,10 @@ mod tests {
                 prop::collection::vec(shared, 0..4),
             )
                 .prop_map(|(kinds, groups, links, unlinks, shared)| {
-                    let mut input = RuleInput::default();
-                    input.nodes = kinds.iter().enumerate().map(|(i, k)| NodeIs(i as u32, *k)).collect();
+                    let mut input = RuleInput {
+                        nodes: kinds.iter().enumerate().map(|(i, k)| NodeIs(i as u32, *k)).collect(),
+                        ..RuleInput::default()
+                    };
                     let mut seen = BTreeSet::new();
                     for (i, (a, b, k, n, s)) in groups.into_iter().enumerate() {
                         // One group per (from, to, kind), as the fact loader guarantees.

@@ -144,11 +144,11 @@ fn search(
         if max_hops.is_some_and(|m| hops >= m) {
             continue;
         }
-        if !expanded.contains_key(&node) {
-            let out = adjacency.out(&ids[node])?;
-            expanded.insert(node, out);
-        }
-        for (t, target, weight) in expanded[&node].clone() {
+        let out = match expanded.entry(node) {
+            std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(adjacency.out(&ids[node])?).clone(),
+        };
+        for (t, target, weight) in out {
             if weight <= 0.0 {
                 continue;
             }
