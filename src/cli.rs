@@ -63,6 +63,24 @@ pub enum MotherCommand {
         #[arg(long)]
         force: bool,
     },
+    /// Watch session logs and manifests and keep the graph current (Ctrl-C stops)
+    Watch {
+        /// Files and directories to watch [default: every registered node's session folders and manifests]
+        #[arg(value_name = "PATH")]
+        paths: Vec<PathBuf>,
+        /// Process changes made since the last run, then exit
+        #[arg(long)]
+        once: bool,
+        /// Coalesce bursts of file events for this long
+        #[arg(long, value_name = "MS", default_value_t = 200)]
+        debounce_ms: u64,
+        /// The project the watched files belong to [default: the node whose path contains each file]
+        #[arg(long, value_name = "ID")]
+        project: Option<String>,
+        /// Skip files larger than this many bytes
+        #[arg(long, value_name = "BYTES", default_value_t = crate::ingest::DEFAULT_MAX_FILE_BYTES)]
+        max_file_size: u64,
+    },
     /// Link two nodes by hand: FROM TYPE TO (types: USES, LEARNS_FROM, TESTS_WITH, SIBLING, DOMAIN)
     Link {
         from: String,

@@ -16,5 +16,6 @@ pub mod mother;
 pub mod output;
 pub mod registry;
 pub mod store;
+pub mod watch;
 
 pub use error::{Error, Result};

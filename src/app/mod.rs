@@ -6,6 +6,7 @@
 mod graph;
 mod ingest;
 mod mother;
+mod watch;
 
 use std::process::ExitCode;
 

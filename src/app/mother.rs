@@ -38,6 +38,10 @@ pub fn run(ctx: &mut Invocation, command: MotherCommand) -> anyhow::Result<u8> {
         }
         MotherCommand::Log { since, kind, node, limit } => log(ctx, since, kind, node, limit),
         MotherCommand::Stats => stats(ctx),
+        MotherCommand::Watch { paths, once, debounce_ms, project, max_file_size } => {
+            let options = crate::ingest::IngestOptions { project, max_file_bytes: max_file_size, force: false };
+            super::watch::run(ctx, &paths, once, std::time::Duration::from_millis(debounce_ms), options)
+        }
         MotherCommand::Graph { nodes, edges: _, edge_types, format } => {
             super::graph::graph(ctx, nodes, &edge_types, format)
         }

@@ -262,6 +262,44 @@ pub fn ingest(
     Ok(report)
 }
 
+/// Retracts the live facts of files that no longer exist (e.g. a session log deleted
+/// while `mother watch` runs) and forgets their cache entries. Paths that exist are left
+/// alone. Returns the number of facts retracted.
+pub fn retract_missing(store: &Store, paths: &[PathBuf]) -> Result<usize, Error> {
+    let log = EventLog::new(store);
+    let mut events = Vec::new();
+    let mut forget = Vec::new();
+    for path in paths {
+        if path.exists() {
+            continue;
+        }
+        // The file is gone, so canonicalise its directory, as ingest did when it existed.
+        let absolute = match (path.parent(), path.file_name()) {
+            (Some(dir), Some(name)) => canonical_or_absolute(dir).join(name),
+            _ => canonical_or_absolute(path),
+        };
+        let Some(source) = absolute.to_str() else { continue };
+        events.extend(retractions_for(&log, source, &HashSet::new(), "was deleted")?);
+        forget.push(source.to_string());
+    }
+    let retracted = events.len();
+    if !events.is_empty() || !forget.is_empty() {
+        log.append_with(events, |txn| {
+            let mut table = txn.open_table(INGEST_FILES)?;
+            for source in &forget {
+                table.remove(source.as_str())?;
+            }
+            Ok(())
+        })?;
+    }
+    Ok(retracted)
+}
+
+/// Whether `path` is a file kind ingest reads (session log, manifest, bench log).
+pub fn is_input(path: &Path) -> bool {
+    input_kind(path).is_some()
+}
+
 fn walk(root: &Path, files: &mut BTreeSet<PathBuf>, report: &mut IngestReport) {
     let walker = ignore::WalkBuilder::new(root)
         .hidden(false)
