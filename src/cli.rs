@@ -24,8 +24,10 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// The mother store: events, the registry, links
+    /// The mother store: events, the registry, ingest, links, the derived graph
     Mother(MotherArgs),
+    /// Serve the graph to an LLM agent over MCP (stdio)
+    Mcp,
 }
 
 #[derive(Debug, Args)]

@@ -12,6 +12,7 @@ pub mod event;
 pub mod graph;
 pub mod home;
 pub mod ingest;
+pub mod mcp;
 pub mod mother;
 pub mod output;
 pub mod registry;

@@ -49,6 +49,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let mut ctx = Invocation { home: PatinaHome::resolve(cli.home.as_deref()), json: cli.json, out: Out::default() };
     let code = match cli.command {
         Command::Mother(args) => mother::run(&mut ctx, args.command)?,
+        Command::Mcp => {
+            crate::mcp::serve(ctx.home.clone()).context("serving MCP")?;
+            exit::OK
+        }
     };
     std::io::Write::flush(&mut ctx.out)?;
     Ok(ExitCode::from(code))

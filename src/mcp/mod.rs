@@ -1,0 +1,337 @@
+//! `patina mcp`: the graph (and, with search, routed retrieval) for any LLM agent, over
+//! MCP on stdio, with the rmcp SDK.
+//!
+//! API Boundary: this module and `app` are the only ones that know MCP. Each tool call
+//! opens the store for its own duration (on a blocking thread), so the server works beside
+//! `mother watch` and every other command. A failing call is an MCP tool error (`isError`)
+//! with a clear message; a malformed request is a JSON-RPC error; neither stops the server.
+//! stdout carries protocol messages only; logs go to stderr.
+
+mod briefing;
+
+use std::future::Future;
+use std::path::PathBuf;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::event::log::EventLog;
+use crate::event::{EdgeType, Source};
+use crate::graph::query::{self, Direction};
+use crate::graph::{Params, store as graph_store};
+use crate::home::PatinaHome;
+use crate::mother::{self, LinkRequest, resolve_node};
+use crate::store::{OpenOptions, Store};
+
+/// What the agent is told when it connects.
+pub const INSTRUCTIONS: &str = "Patina Mother knows which other projects matter for the one you are working in, and why. \
+Call `context` at the start of a session for a briefing. Search before assuming: before answering about prior work, \
+conventions, or another repo, use `scry` (snippets; then `scry_detail` for a full chunk) when it is available. \
+Explain before trusting: `explain_edge` shows the rules, sessions and lines behind an edge. \
+Use `graph_neighbors`, `graph_path` and `graph_stats` to look around; `link`/`unlink` to record what you learn; \
+`feedback` to say whether a result was useful.";
+
+/// The MCP server.
+#[derive(Clone)]
+pub struct PatinaServer {
+    home: PatinaHome,
+    cwd: PathBuf,
+    tool_router: ToolRouter<Self>,
+}
+
+fn text(s: impl Into<String>) -> CallToolResult {
+    CallToolResult::success(vec![ContentBlock::text(s.into())])
+}
+
+fn failure(s: impl Into<String>) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(s.into())])
+}
+
+fn json(value: &impl serde::Serialize) -> CallToolResult {
+    match serde_json::to_string_pretty(value) {
+        Ok(s) => text(s),
+        Err(e) => failure(format!("encoding the result: {e}")),
+    }
+}
+
+/// Runs blocking store work off the async runtime; any error becomes a tool error.
+async fn blocking<F>(work: F) -> Result<CallToolResult, ErrorData>
+where
+    F: FnOnce() -> anyhow::Result<CallToolResult> + Send + 'static,
+{
+    match tokio::task::spawn_blocking(work).await {
+        Ok(Ok(result)) => Ok(result),
+        Ok(Err(err)) => Ok(failure(format!("{err:#}"))),
+        Err(join) => Ok(failure(format!("internal error: {join}"))),
+    }
+}
+
+impl PatinaServer {
+    fn open(&self) -> anyhow::Result<Store> {
+        let path = self.home.store_path();
+        Ok(Store::open(&path, &OpenOptions::default(), |p| {
+            eprintln!("patina mcp: {} is locked; waiting…", p.display());
+        })?)
+    }
+}
+
+fn edge_types(given: &Option<Vec<String>>) -> anyhow::Result<Vec<EdgeType>> {
+    Ok(given.iter().flatten().map(|t| EdgeType::parse(t)).collect::<Result<_, _>>()?)
+}
+
+fn current(store: &Store) -> anyhow::Result<()> {
+    graph_store::refresh(store, &Params::builtin())?;
+    Ok(())
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ContextArgs {
+    /// What the session is about (free text); nodes matching it are listed.
+    pub topic: Option<String>,
+    /// The project id or alias [default: the registered project whose path contains the server's working directory].
+    pub project: Option<String>,
+    /// How many edges to list (default 8).
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct NeighborsArgs {
+    /// A node id or alias.
+    pub id: String,
+    /// "out" (what it routes to), "in", or "both" (default).
+    pub direction: Option<String>,
+    /// Only these edge types: USES, LEARNS_FROM, TESTS_WITH, SIBLING, DOMAIN.
+    pub types: Option<Vec<String>>,
+    /// At most this many neighbours, strongest first (default 20).
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct PathArgs {
+    pub from: String,
+    pub to: String,
+    /// Longest path to consider (default 4).
+    pub max_hops: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ExplainArgs {
+    pub from: String,
+    /// USES, LEARNS_FROM, TESTS_WITH, SIBLING or DOMAIN.
+    #[serde(rename = "type")]
+    pub edge_type: String,
+    pub to: String,
+    /// Cite at most this many events (default 12).
+    pub max_events: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct LinkArgs {
+    pub from: String,
+    /// USES, LEARNS_FROM, TESTS_WITH, SIBLING or DOMAIN.
+    #[serde(rename = "type")]
+    pub edge_type: String,
+    pub to: String,
+    /// Why the link exists (for link) or is removed (for unlink).
+    pub evidence: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct NoArgs {}
+
+const MAX_ARG: usize = 4096;
+
+fn check_len(name: &str, value: &str) -> anyhow::Result<()> {
+    if value.len() > MAX_ARG {
+        anyhow::bail!("argument `{name}` is {} bytes; the limit is {MAX_ARG}", value.len());
+    }
+    Ok(())
+}
+
+#[tool_router(router = tool_router)]
+impl PatinaServer {
+    pub fn new(home: PatinaHome, cwd: PathBuf) -> Self {
+        Self { home, cwd, tool_router: Self::tool_router() }
+    }
+
+    #[tool(
+        name = "context",
+        description = "A session briefing: the project's node, its strongest edges with a one-line why each, the nodes relevant to an optional topic, and a recall directive. Call it first."
+    )]
+    async fn context(&self, Parameters(args): Parameters<ContextArgs>) -> Result<CallToolResult, ErrorData> {
+        let server = self.clone();
+        blocking(move || {
+            if let Some(t) = &args.topic {
+                check_len("topic", t)?;
+            }
+            let store = server.open()?;
+            current(&store)?;
+            Ok(text(briefing::briefing(
+                &store,
+                &server.cwd,
+                args.project.as_deref(),
+                args.topic.as_deref(),
+                args.limit.unwrap_or(8),
+            )?))
+        })
+        .await
+    }
+
+    #[tool(
+        name = "graph_neighbors",
+        description = "The neighbours of a node in the derived graph, strongest first, with edge type, direction, weight and the rules that derived each edge."
+    )]
+    async fn graph_neighbors(&self, Parameters(args): Parameters<NeighborsArgs>) -> Result<CallToolResult, ErrorData> {
+        let server = self.clone();
+        blocking(move || {
+            check_len("id", &args.id)?;
+            let direction = match args.direction.as_deref() {
+                None => Direction::Both,
+                Some(d) => Direction::parse(d)
+                    .ok_or_else(|| anyhow::anyhow!("direction must be in, out or both, not '{d}'"))?,
+            };
+            let types = edge_types(&args.types)?;
+            let store = server.open()?;
+            let id = resolve_node(&EventLog::new(&store).nodes()?, &args.id)?;
+            current(&store)?;
+            let mut found = query::neighbors(&store, &id, direction, &types)?;
+            found.truncate(args.limit.unwrap_or(20));
+            Ok(json(&serde_json::json!({ "id": id, "neighbors": found })))
+        })
+        .await
+    }
+
+    #[tool(
+        name = "graph_path",
+        description = "The strongest directed path between two nodes (an edge of weight w costs 1/w), within max_hops."
+    )]
+    async fn graph_path(&self, Parameters(args): Parameters<PathArgs>) -> Result<CallToolResult, ErrorData> {
+        let server = self.clone();
+        blocking(move || {
+            check_len("from", &args.from)?;
+            check_len("to", &args.to)?;
+            let store = server.open()?;
+            let nodes = EventLog::new(&store).nodes()?;
+            let (from, to) = (resolve_node(&nodes, &args.from)?, resolve_node(&nodes, &args.to)?);
+            current(&store)?;
+            let max_hops = args.max_hops.unwrap_or(4).min(16);
+            let found = query::path(&store, &from, &to, max_hops)?;
+            Ok(json(&match found {
+                Some(hops) => serde_json::json!({
+                    "from": from, "to": to, "found": true,
+                    "hops": hops.iter().map(|(a, t, b, w)| serde_json::json!({"from": a, "type": t, "to": b, "weight": w})).collect::<Vec<_>>(),
+                }),
+                None => serde_json::json!({ "from": from, "to": to, "found": false, "max_hops": max_hops }),
+            }))
+        })
+        .await
+    }
+
+    #[tool(
+        name = "graph_stats",
+        description = "Figures of the derived graph: nodes, edges by type, density, connected components."
+    )]
+    async fn graph_stats(&self, Parameters(_): Parameters<NoArgs>) -> Result<CallToolResult, ErrorData> {
+        let server = self.clone();
+        blocking(move || {
+            let store = server.open()?;
+            current(&store)?;
+            let graph = graph_store::read(&store)?
+                .ok_or_else(|| anyhow::anyhow!("the graph is empty: nothing was synced or ingested yet"))?;
+            Ok(json(&query::stats(&graph)))
+        })
+        .await
+    }
+
+    #[tool(
+        name = "explain_edge",
+        description = "Why an edge exists: each rule that derived it, the events behind it (file:line, session, sentence) and the weight's terms; for a missing edge, the rules that came closest and what evidence is missing."
+    )]
+    async fn explain_edge(&self, Parameters(args): Parameters<ExplainArgs>) -> Result<CallToolResult, ErrorData> {
+        let server = self.clone();
+        blocking(move || {
+            let edge_type = EdgeType::parse(&args.edge_type)?;
+            let store = server.open()?;
+            let nodes = EventLog::new(&store).nodes()?;
+            let (from, to) = (resolve_node(&nodes, &args.from)?, resolve_node(&nodes, &args.to)?);
+            current(&store)?;
+            let max = args.max_events.unwrap_or(12).min(200);
+            Ok(json(&crate::graph::explain::explain(&store, &Params::builtin(), &from, edge_type, &to, max)?))
+        })
+        .await
+    }
+
+    #[tool(
+        name = "link",
+        description = "Record a relation you learned: FROM TYPE TO with evidence. Appends the same event as `patina mother link`; a manual link always makes its edge."
+    )]
+    async fn link(&self, Parameters(args): Parameters<LinkArgs>) -> Result<CallToolResult, ErrorData> {
+        self.link_or_unlink(args, true).await
+    }
+
+    #[tool(
+        name = "unlink",
+        description = "Remove a relation: retracts a manual link and blocks re-deriving that exact edge until it is linked again. Appends the same event as `patina mother unlink`."
+    )]
+    async fn unlink(&self, Parameters(args): Parameters<LinkArgs>) -> Result<CallToolResult, ErrorData> {
+        self.link_or_unlink(args, false).await
+    }
+}
+
+impl PatinaServer {
+    fn link_or_unlink(
+        &self,
+        args: LinkArgs,
+        add: bool,
+    ) -> impl Future<Output = Result<CallToolResult, ErrorData>> + Send + 'static {
+        let server = self.clone();
+        blocking(move || {
+            if let Some(e) = &args.evidence {
+                check_len("evidence", e)?;
+            }
+            let edge_type = EdgeType::parse(&args.edge_type)?;
+            let store = server.open()?;
+            let log = EventLog::new(&store);
+            let request = LinkRequest {
+                from: args.from,
+                edge_type,
+                to: args.to,
+                evidence: args.evidence,
+                weight: None,
+                source: Source::Mcp,
+            };
+            let outcome = if add { mother::link(&log, request)? } else { mother::unlink(&log, request)? };
+            current(&store)?;
+            Ok(json(&outcome))
+        })
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for PatinaServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(
+                Implementation::new("patina", env!("CARGO_PKG_VERSION"))
+                    .with_title("Patina Mother")
+                    .with_description("Which other projects matter for the one you are working in, and why"),
+            )
+            .with_instructions(INSTRUCTIONS)
+    }
+}
+
+/// Serves MCP on stdin/stdout until the client disconnects.
+pub fn serve(home: PatinaHome) -> anyhow::Result<()> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    runtime.block_on(async move {
+        use rmcp::ServiceExt;
+        let service = PatinaServer::new(home, cwd).serve(rmcp::transport::stdio()).await?;
+        service.waiting().await?;
+        anyhow::Ok(())
+    })
+}
