@@ -1,0 +1,93 @@
+//! `patina mcp` with a real MCP client (the official Python SDK) and with raw JSON-RPC
+//! lines (malformed input must not kill the server).
+
+mod util;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+use util::{Home, example_registry, root};
+
+fn example_world() -> Home {
+    let home = Home::new();
+    home.ok(&["mother", "sync", "--registry", &example_registry()]);
+    let world = root().join("examples/world");
+    home.ok(&[
+        "mother",
+        "ingest",
+        world.join("sessions").to_str().unwrap(),
+        world.join("bench-runs.jsonl").to_str().unwrap(),
+        "--project",
+        "atlas",
+    ]);
+    home
+}
+
+#[test]
+fn official_python_client_uses_every_tool() {
+    let probe = Command::new("python3").args(["-c", "import mcp"]).output();
+    assert!(
+        probe.as_ref().is_ok_and(|o| o.status.success()),
+        "the official MCP Python SDK is missing: `pip install mcp` (.ci/run installs it)"
+    );
+    let home = example_world();
+    let out = Command::new("python3")
+        .arg(root().join("tests/mcp_client.py"))
+        .arg(env!("CARGO_BIN_EXE_patina"))
+        .arg(home.path())
+        .env("PATINA_LOCK_WAIT", "10")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "client failed:\n{}\n{}", util::stdout(&out), util::stderr(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    println!("{report}");
+    let tools: Vec<&str> = report["tools"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    for tool in ["context", "explain_edge", "graph_neighbors", "graph_path", "graph_stats", "link", "unlink"] {
+        assert!(tools.contains(&tool), "{tool} missing from {tools:?}");
+    }
+    // The agent's link and unlink are in the log, from MCP.
+    let links = home.json(&["mother", "log", "--kind", "link-added"]);
+    assert_eq!(links[0]["source"]["type"], "mcp");
+}
+
+#[test]
+fn malformed_lines_do_not_kill_the_server() {
+    let home = example_world();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_patina"))
+        .args(["mcp", "--home"])
+        .arg(home.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut call = |line: &str| {
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    };
+    call(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
+    );
+    let init: serde_json::Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(init["result"]["serverInfo"]["name"], "patina");
+    call(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    call("{this is not json");
+    call(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"graph_stats"}}"#);
+    call(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"graph_stats","arguments":{}}}"#);
+    let mut answered = false;
+    for line in lines.by_ref().take(4) {
+        let value: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if value["id"] == 3 {
+            assert_eq!(value["result"]["isError"], false, "{value}");
+            assert!(value["result"]["content"][0]["text"].as_str().unwrap().contains("\"nodes\": 4"));
+            answered = true;
+            break;
+        }
+    }
+    assert!(answered, "the server answered after malformed input");
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "clean exit when the client goes away: {status}");
+}

@@ -1,0 +1,106 @@
+"""A real MCP client (the official Python SDK, `pip install mcp`) against `patina mcp`.
+
+Usage: python3 tests/mcp_client.py PATINA_BINARY PATINA_HOME
+Prints one JSON report on stdout; exits non-zero on the first failed check.
+Started by tests/mcp.rs on the bundled example world.
+"""
+
+import asyncio
+import json
+import sys
+import time
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+try:  # mcp 2.x
+    from mcp.shared.exceptions import MCPError
+except ImportError:  # mcp 1.x
+    from mcp.shared.exceptions import McpError as MCPError
+
+
+def field(obj, snake, camel):
+    """mcp 2.x names fields in snake_case, 1.x in camelCase."""
+    return getattr(obj, snake) if hasattr(obj, snake) else getattr(obj, camel)
+
+
+def is_error(result):
+    return bool(field(result, "is_error", "isError"))
+
+
+def text_of(result):
+    return "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+
+
+async def main(patina, home):
+    report = {}
+    params = StdioServerParameters(command=patina, args=["--home", home, "mcp"])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            assert field(init, "server_info", "serverInfo").name == "patina", init
+            assert "scry" in (init.instructions or "") and "explain_edge" in init.instructions
+            info = field(init, "server_info", "serverInfo")
+            report["server"] = {"name": info.name, "version": info.version}
+
+            tools = (await session.list_tools()).tools
+            names = sorted(t.name for t in tools)
+            report["tools"] = names
+            for t in tools:
+                assert t.description and len(t.description) > 40, t.name
+                assert field(t, "input_schema", "inputSchema").get("type") == "object", t.name
+
+            ctx = await session.call_tool("context", {"project": "atlas", "topic": "vector search"})
+            body = text_of(ctx)
+            assert not is_error(ctx), body
+            assert "TESTS_WITH quickparse" in body and "vectorlite" in body and "## Recall" in body, body
+
+            nb = await session.call_tool("graph_neighbors", {"id": "atlas", "direction": "out", "types": ["TESTS_WITH"]})
+            nbj = json.loads(text_of(nb))
+            assert [n["id"] for n in nbj["neighbors"]] == ["quickparse"], nbj
+
+            path = json.loads(text_of(await session.call_tool("graph_path", {"from": "atlas", "to": "quickparse"})))
+            assert path["found"] is True and path["hops"][0]["to"] == "quickparse", path
+
+            stats = json.loads(text_of(await session.call_tool("graph_stats", {})))
+            assert stats["nodes"] == 4 and stats["edges"] >= 5, stats
+
+            ex = json.loads(text_of(await session.call_tool("explain_edge", {"from": "atlas", "type": "TESTS_WITH", "to": "quickparse"})))
+            assert ex["exists"] and [r["rule"] for r in ex["rules"]] == ["bench-run", "testing-command", "testing-cues"], ex
+
+            link = json.loads(text_of(await session.call_tool("link", {"from": "atlas", "type": "USES", "to": "ecsdemo", "evidence": "told by the agent"})))
+            assert link["seq"] is not None, link
+            again = json.loads(text_of(await session.call_tool("link", {"from": "atlas", "type": "USES", "to": "ecsdemo", "evidence": "told by the agent"})))
+            assert again["seq"] is None, again
+            unl = json.loads(text_of(await session.call_tool("unlink", {"from": "atlas", "type": "USES", "to": "ecsdemo"})))
+            assert unl["seq"] is not None, unl
+
+            # Errors are tool errors with clear messages; the server survives them.
+            bad = await session.call_tool("graph_neighbors", {"id": "nope"})
+            assert is_error(bad) and "unknown node 'nope'" in text_of(bad), text_of(bad)
+            wrong = await session.call_tool("graph_neighbors", {"id": 5})
+            assert is_error(wrong), text_of(wrong)
+            badtype = await session.call_tool("explain_edge", {"from": "atlas", "type": "LIKES", "to": "ecsdemo"})
+            assert is_error(badtype) and "LIKES" in text_of(badtype)
+            try:
+                unknown = await session.call_tool("no_such_tool", {})
+                assert is_error(unknown), "unknown tool must fail"
+            except MCPError as err:
+                report["unknown_tool_error"] = str(err)
+            big = await session.call_tool("context", {"project": "atlas", "topic": "x" * 1_000_000})
+            assert is_error(big) and "limit" in text_of(big), text_of(big)[:200]
+
+            # Still alive: latency over 200 calls.
+            samples = []
+            for _ in range(200):
+                start = time.perf_counter()
+                r = await session.call_tool("graph_neighbors", {"id": "atlas"})
+                samples.append((time.perf_counter() - start) * 1000)
+                assert not is_error(r)
+            samples.sort()
+            report["neighbors_latency_ms"] = {"p50": samples[100], "p95": samples[190]}
+            report["context_bytes"] = len(body.encode())
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], sys.argv[2]))
