@@ -3,7 +3,10 @@
 //! API Boundary: this module, `cli` and `output` are the only ones that know about
 //! terminals, exit codes and JSON on stdout.
 
+mod models;
 mod mother;
+mod repo;
+mod scry;
 
 use std::process::ExitCode;
 
@@ -46,6 +49,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let mut ctx = Invocation { home: PatinaHome::resolve(cli.home.as_deref()), json: cli.json, out: Out::default() };
     let code = match cli.command {
         Command::Mother(args) => mother::run(&mut ctx, args.command)?,
+        Command::Repo(args) => repo::run(&mut ctx, args.command)?,
+        Command::Scry(args) => scry::run(&mut ctx, args)?,
+        Command::Models(args) => models::run(&mut ctx, args.command)?,
     };
     std::io::Write::flush(&mut ctx.out)?;
     Ok(ExitCode::from(code))
