@@ -490,14 +490,15 @@ fn sync_dir(dir: &Path) {
     }
 }
 
-/// Total size of the files under `dir`.
+/// Disk space used by the files under `dir` (allocated blocks: redb files are sparse).
 pub fn dir_size(dir: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
     let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
     entries
         .flatten()
         .map(|e| match e.file_type() {
             Ok(t) if t.is_dir() => dir_size(&e.path()),
-            Ok(_) => e.metadata().map_or(0, |m| m.len()),
+            Ok(_) => e.metadata().map_or(0, |m| m.blocks() * 512),
             Err(_) => 0,
         })
         .sum()
