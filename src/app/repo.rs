@@ -62,9 +62,7 @@ fn add(
     lexical_only: bool,
 ) -> anyhow::Result<u8> {
     let kind = kind
-        .map(|k| {
-            NodeKind::parse(&k).ok_or_else(|| anyhow::anyhow!("unknown kind '{k}' (valid: project, reference)"))
-        })
+        .map(|k| NodeKind::parse(&k).ok_or_else(|| anyhow::anyhow!("unknown kind '{k}' (valid: project, reference)")))
         .transpose()?;
     let store = ctx.open_store()?;
     let log = EventLog::new(&store);

@@ -63,11 +63,8 @@ fn target_repos(ctx: &Invocation, given: &[String], all: bool) -> anyhow::Result
     let log = EventLog::new(&store);
     let nodes = log.nodes()?;
     if all {
-        let indexed: Vec<String> = repo::list(&log, &ctx.home)?
-            .into_iter()
-            .filter(|r| r.state == "indexed")
-            .map(|r| r.id)
-            .collect();
+        let indexed: Vec<String> =
+            repo::list(&log, &ctx.home)?.into_iter().filter(|r| r.state == "indexed").map(|r| r.id).collect();
         if indexed.is_empty() {
             anyhow::bail!("no repo is indexed yet (run `patina repo add PATH`)");
         }

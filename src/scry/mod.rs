@@ -137,13 +137,13 @@ pub fn detail(home: &PatinaHome, query_id: &str, rank: usize) -> Result<Detail, 
         rank,
         hit,
         text: chunk.chunk.text,
-        before: before.and_then(|c| context(&c, true, chunk.chunk.start_line)),
-        after: after.and_then(|c| context(&c, false, chunk.chunk.end_line)),
+        before: before.and_then(|c| context(&c, true)),
+        after: after.and_then(|c| context(&c, false)),
     })
 }
 
 /// The last (or first) [`CONTEXT_LINES`] of a neighbouring chunk.
-fn context(neighbour: &StoredChunk, before: bool, _edge: u32) -> Option<Context> {
+fn context(neighbour: &StoredChunk, before: bool) -> Option<Context> {
     let lines: Vec<&str> = neighbour.chunk.text.lines().collect();
     if lines.is_empty() {
         return None;

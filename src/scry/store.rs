@@ -48,7 +48,9 @@ pub struct StoredQuery {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum QueryStoreError {
-    #[error("{path}: the query store is unreadable ({detail}); delete it to start afresh (only old query ids are lost)")]
+    #[error(
+        "{path}: the query store is unreadable ({detail}); delete it to start afresh (only old query ids are lost)"
+    )]
     Corrupt { path: String, detail: String },
     #[error("{path}: {detail}")]
     Io { path: String, detail: String },
@@ -110,7 +112,8 @@ impl QueryStore {
     /// Stores a query under a new id and returns the id.
     pub fn insert(&self, query: &StoredQuery) -> Result<String, QueryStoreError> {
         let err = self.err();
-        let bytes = bincode::serde::encode_to_vec(query, bincode::config::standard()).map_err(|e| err(e.to_string()))?;
+        let bytes =
+            bincode::serde::encode_to_vec(query, bincode::config::standard()).map_err(|e| err(e.to_string()))?;
         let txn = self.db.begin_write().map_err(|e| err(e.to_string()))?;
         let n;
         {

@@ -367,10 +367,7 @@ impl<T: Clone> Default for World {
     #[test]
     fn rust_items_become_chunks_with_their_doc_comments() {
         let chunks = chunk_file("src/world.rs", "rust", RUST);
-        assert_eq!(
-            spans(&chunks),
-            [(1, 7, "Entity"), (9, 11, "World"), (13, 17, "World"), (19, 24, "spawn_entity")]
-        );
+        assert_eq!(spans(&chunks), [(1, 7, "Entity"), (9, 11, "World"), (13, 17, "World"), (19, 24, "spawn_entity")]);
         assert_eq!(chunks[3].summary, "Spawns a new entity and returns its handle.");
         assert!(chunks[3].text.starts_with("    /// Spawns"));
         assert_eq!(chunks[0].summary, "World storage.");

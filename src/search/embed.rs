@@ -81,8 +81,7 @@ impl OnnxEmbedder {
             .map_err(|e| model_err(&e))?;
         let wants_token_types = session.inputs().iter().any(|input| input.name() == "token_type_ids");
 
-        let tok_err =
-            |detail: String| EmbedError::Tokenizer { path: paths.tokenizer.display().to_string(), detail };
+        let tok_err = |detail: String| EmbedError::Tokenizer { path: paths.tokenizer.display().to_string(), detail };
         let mut tokenizer = Tokenizer::from_file(&paths.tokenizer).map_err(|e| tok_err(e.to_string()))?;
         // The file pins padding and truncation at 128; pad per batch and truncate at ours.
         let padding = tokenizer.get_padding().cloned().unwrap_or_default();

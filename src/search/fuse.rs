@@ -50,9 +50,8 @@ pub fn rrf<Key: Clone + Ord>(lexical: &[(Key, f32)], semantic: &[(Key, f32)]) ->
         }
     }
     let mut fused: Vec<Fused<Key>> = by_key.into_values().collect();
-    let best_rank = |f: &Fused<Key>| {
-        f.lexical.map_or(u32::MAX, |c| c.rank).min(f.semantic.map_or(u32::MAX, |c| c.rank))
-    };
+    let best_rank =
+        |f: &Fused<Key>| f.lexical.map_or(u32::MAX, |c| c.rank).min(f.semantic.map_or(u32::MAX, |c| c.rank));
     fused.sort_by(|a, b| {
         b.score.total_cmp(&a.score).then_with(|| best_rank(a).cmp(&best_rank(b))).then_with(|| a.key.cmp(&b.key))
     });

@@ -165,7 +165,8 @@ fn cache_key(model_id: &str, hash: &[u8; 32]) -> [u8; 32] {
 }
 
 fn is_generation_name(name: &str) -> bool {
-    name.strip_prefix("gen-").is_some_and(|rest| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit() || c == '-'))
+    name.strip_prefix("gen-")
+        .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit() || c == '-'))
 }
 
 /// The live generation's directory, if `current` names a valid one.
@@ -392,7 +393,11 @@ pub fn build(
 fn open_cache(repo_dir: &Path, repo: &str) -> Result<Database, IndexError> {
     let path = repo_dir.join("cache.redb");
     let open = || {
-        if std::fs::metadata(&path).is_ok_and(|m| m.len() > 0) { Database::open(&path) } else { Database::create(&path) }
+        if std::fs::metadata(&path).is_ok_and(|m| m.len() > 0) {
+            Database::open(&path)
+        } else {
+            Database::create(&path)
+        }
     };
     match open() {
         Ok(db) => Ok(db),
@@ -521,7 +526,8 @@ impl Generation {
         let meta: IndexMeta = {
             let txn = db.begin_read().map_err(|e| corrupt(e.to_string()))?;
             let table = txn.open_table(META).map_err(|e| corrupt(format!("chunks.redb: {e}")))?;
-            let bytes = table.get("meta").map_err(|e| corrupt(e.to_string()))?.ok_or_else(|| corrupt("no meta".into()))?;
+            let bytes =
+                table.get("meta").map_err(|e| corrupt(e.to_string()))?.ok_or_else(|| corrupt("no meta".into()))?;
             decode(bytes.value()).map_err(|e| corrupt(format!("meta: {e}")))?
         };
         if meta.format != FORMAT {
@@ -581,7 +587,11 @@ impl Generation {
     }
 
     /// The chunks of `path` with ids in `range` order, for context around a chunk.
-    pub fn file_neighbours(&self, path: &str, id: u64) -> Result<(Option<StoredChunk>, Option<StoredChunk>), IndexError> {
+    pub fn file_neighbours(
+        &self,
+        path: &str,
+        id: u64,
+    ) -> Result<(Option<StoredChunk>, Option<StoredChunk>), IndexError> {
         let corrupt = |detail: String| IndexError::Corrupt { repo: self.repo.clone(), detail };
         let txn = self.db.begin_read().map_err(|e| corrupt(e.to_string()))?;
         let files = txn.open_table(FILES).map_err(|e| corrupt(e.to_string()))?;
@@ -671,7 +681,11 @@ mod tests {
         assert_eq!((first.files, first.files_changed, first.chunks_embedded), (2, 2, first.chunks));
         assert!(first.chunks >= 3);
 
-        std::fs::write(src.path().join("src/extra.rs"), "/// Counts things.\npub fn count_things() -> usize {\n    0\n}\n").unwrap();
+        std::fs::write(
+            src.path().join("src/extra.rs"),
+            "/// Counts things.\npub fn count_things() -> usize {\n    0\n}\n",
+        )
+        .unwrap();
         let second = build(&dir, "demo", src.path(), Some(&mut embedder), &mut quiet()).unwrap();
         assert_eq!((second.files_changed, second.files_unchanged), (1, 2));
         assert_eq!(second.chunks_embedded, 1, "only the new file's chunk is embedded");

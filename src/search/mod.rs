@@ -248,8 +248,11 @@ mod tests {
         std::fs::write(a.path().join("world.rs"), "/// Spawns an entity into the world.\npub fn spawn_entity() {}\n")
             .unwrap();
         let b = tempfile::tempdir().unwrap();
-        std::fs::write(b.path().join("vec.py"), "def cosine(a, b):\n    \"\"\"Cosine similarity.\"\"\"\n    return 1\n")
-            .unwrap();
+        std::fs::write(
+            b.path().join("vec.py"),
+            "def cosine(a, b):\n    \"\"\"Cosine similarity.\"\"\"\n    return 1\n",
+        )
+        .unwrap();
         for (id, dir) in [("a", &a), ("b", &b)] {
             index::build(&home.repo_dir(id), id, dir.path(), Some(&mut embed::HashEmbedder), &mut |_, _, _| {})
                 .unwrap();

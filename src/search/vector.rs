@@ -71,10 +71,9 @@ pub fn write(path: &Path, vectors: &[(u64, &[f32])]) -> Result<u64, VectorError>
     if let Some(detail) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(VectorError::Usearch { path: path.display().to_string(), detail });
     }
-    let path_str = path.to_str().ok_or_else(|| VectorError::Usearch {
-        path: path.display().to_string(),
-        detail: "path is not UTF-8".into(),
-    })?;
+    let path_str = path
+        .to_str()
+        .ok_or_else(|| VectorError::Usearch { path: path.display().to_string(), detail: "path is not UTF-8".into() })?;
     index.save(path_str).map_err(&err)?;
     Ok(std::fs::metadata(path).map(|m| m.len()).unwrap_or(0))
 }
@@ -141,7 +140,8 @@ mod tests {
         let path = dir.path().join("v.usearch");
         let texts = ["spawn entity world", "cosine similarity of vectors", "parse a number"];
         let vectors = HashEmbedder.embed(&texts).unwrap();
-        let keyed: Vec<(u64, &[f32])> = vectors.iter().enumerate().map(|(i, v)| (i as u64 + 10, v.as_slice())).collect();
+        let keyed: Vec<(u64, &[f32])> =
+            vectors.iter().enumerate().map(|(i, v)| (i as u64 + 10, v.as_slice())).collect();
         let len = write(&path, &keyed).unwrap();
         let index = VectorIndex::open(&path, len).unwrap();
         assert_eq!(index.len(), 3);
