@@ -39,7 +39,8 @@ index_flags=()
 if ! "$patina" models status >/dev/null 2>&1; then
     fetch_log="$(mktemp -t patina-fetch.XXXXXX)"
     if ! run models fetch 2>"$fetch_log"; then
-        echo "demo: could not obtain the embedding model (details: $fetch_log); search will be lexical only" >&2
+        reason="$(grep '^patina:' "$fetch_log" | tail -n 1)"
+        echo "demo: could not obtain the embedding model (${reason:-no reason given}; log: $fetch_log); the demo searches lexically only" >&2
         index_flags=(--lexical-only)
     fi
 fi
@@ -48,6 +49,6 @@ for repo in atlas ecsdemo vectorlite quickparse; do
 done
 run repo update ecsdemo "${index_flags[@]}"       # nothing changed: nothing re-read into chunks or embedded
 run repo list
-run scry "how alike are two directions" --all --limit 5     # a paraphrase: the semantic channel
-run scry spawn_entity --repo ecsdemo --limit 3              # an identifier: the lexical channel
-run scry --detail q1 1                                      # the first result of q1, in full
+run scry "how alike are two directions" --all --limit 5 "${index_flags[@]}"  # a paraphrase: cosine_similarity by meaning
+run scry spawn_entity --repo ecsdemo --limit 3 "${index_flags[@]}"         # an identifier: the lexical channel
+run scry --detail q2 1                                                     # q2's first result, in full, with context

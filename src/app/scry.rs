@@ -26,7 +26,7 @@ pub fn run(ctx: &mut Invocation, args: ScryArgs) -> anyhow::Result<u8> {
         anyhow::bail!("--limit must be at least 1");
     }
     let repos = target_repos(ctx, &args.repos, args.all)?;
-    let mut searcher = Searcher::new(&ctx.home);
+    let mut searcher = if args.lexical_only { Searcher::lexical_only(&ctx.home) } else { Searcher::new(&ctx.home) };
     let request = SearchRequest { repos, query, limit: args.limit };
     let result = scry::scry(&ctx.home, &mut searcher, &request).context("searching")?;
     for warning in &result.result.warnings {

@@ -60,8 +60,8 @@ pub enum IndexError {
     NotIndexed { repo: String },
     #[error("the search index of '{repo}' is unreadable ({detail}); rebuild it with `patina repo update {repo}`")]
     Corrupt { repo: String, detail: String },
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    #[error("{path}: {error}")]
+    Io { path: PathBuf, error: std::io::Error },
     #[error("writing the index of '{repo}': {detail}")]
     Write { repo: String, detail: String },
     #[error(transparent)]
@@ -191,7 +191,7 @@ pub fn build(
     }
     let io = |path: &Path| {
         let path = path.to_path_buf();
-        move |source| IndexError::Io { path, source }
+        move |error| IndexError::Io { path, error }
     };
     let write_err = |detail: String| IndexError::Write { repo: repo.to_string(), detail };
     std::fs::create_dir_all(repo_dir).map_err(io(repo_dir))?;

@@ -126,6 +126,11 @@ impl Searcher {
         Searcher { home: home.clone(), embedder, no_model, open: BTreeMap::new() }
     }
 
+    /// A searcher that was asked for the lexical channel only (says nothing about the model).
+    pub fn lexical_only(home: &PatinaHome) -> Searcher {
+        Searcher { home: home.clone(), embedder: None, no_model: None, open: BTreeMap::new() }
+    }
+
     pub fn has_model(&self) -> bool {
         self.embedder.is_some()
     }
