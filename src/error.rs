@@ -19,6 +19,14 @@ pub enum Error {
     Registry(#[from] RegistryError),
     #[error(transparent)]
     Invalid(#[from] InvalidInput),
+    #[error(transparent)]
+    Index(#[from] crate::search::index::IndexError),
+    #[error(transparent)]
+    Search(#[from] crate::search::SearchError),
+    #[error(transparent)]
+    Scry(#[from] crate::scry::ScryError),
+    #[error(transparent)]
+    Models(#[from] crate::models::ModelsError),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

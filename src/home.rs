@@ -4,6 +4,9 @@
 //! $PATINA_HOME/
 //!   registry.yaml         default registry for `patina mother sync`
 //!   mother/store.redb     the event log and everything derived from it
+//!   repos/<id>/           one search index per repository (derived, rebuildable)
+//!   models/               the embedding model and ONNX Runtime (unless $PATINA_MODELS)
+//!   scry.redb             query ids → results, for `scry --detail` (not in the event log)
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -42,5 +45,49 @@ impl PatinaHome {
 
     pub fn registry_path(&self) -> PathBuf {
         self.root.join("registry.yaml")
+    }
+
+    pub fn repos_dir(&self) -> PathBuf {
+        self.root.join("repos")
+    }
+
+    /// The index directory of a repo. Ids may hold any non-space character, so unsafe
+    /// ones are spelled safely (with a hash to keep them distinct): never `..` or `/`.
+    pub fn repo_dir(&self, id: &str) -> PathBuf {
+        let safe: String = id
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' })
+            .collect();
+        let name = if safe == id && !id.starts_with('.') && !id.is_empty() {
+            safe
+        } else {
+            format!("{}-{}", safe.trim_start_matches('.'), &blake3::hash(id.as_bytes()).to_hex()[..12])
+        };
+        self.repos_dir().join(name)
+    }
+
+    pub fn models_dir(&self) -> PathBuf {
+        self.root.join("models")
+    }
+
+    pub fn scry_path(&self) -> PathBuf {
+        self.root.join("scry.redb")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repo_dirs_stay_inside_repos_dir() {
+        let home = PatinaHome::at("/h");
+        assert_eq!(home.repo_dir("atlas"), Path::new("/h/repos/atlas"));
+        for id in ["..", "../x", "a/b", ".hidden", "/abs"] {
+            let dir = home.repo_dir(id);
+            assert_eq!(dir.parent(), Some(Path::new("/h/repos")), "{id}");
+            assert!(!dir.file_name().unwrap().to_string_lossy().starts_with('.'), "{id}");
+        }
+        assert_ne!(home.repo_dir("a/b"), home.repo_dir("a_b"));
     }
 }

@@ -3,7 +3,7 @@
 //!
 //! See `ARCHITECTURE.md` for the bird's-eye view. In short: inputs become [`event`]s in
 //! an append-only log ([`event::log`]) inside the mother [`store`]; everything else is
-//! derived from that log.
+//! derived from that log, including the per-repo [`search`] indexes that [`scry`] queries.
 
 pub mod app;
 pub mod cli;
@@ -13,9 +13,13 @@ pub mod graph;
 pub mod home;
 pub mod ingest;
 pub mod mcp;
+pub mod models;
 pub mod mother;
 pub mod output;
 pub mod registry;
+pub mod repo;
+pub mod scry;
+pub mod search;
 pub mod store;
 pub mod watch;
 

@@ -24,7 +24,7 @@ impl Watcher {
     }
 
     /// Sends SIGINT and returns (exit code, stdout, stderr).
-    fn stop(mut self, signal: &str) -> (Option<i32>, String, String) {
+    fn stop(self, signal: &str) -> (Option<i32>, String, String) {
         let pid = self.child.id().to_string();
         std::process::Command::new("kill").args([signal, &pid]).status().unwrap();
         let out = self.child.wait_with_output().unwrap();

@@ -5,7 +5,10 @@
 
 mod graph;
 mod ingest;
+mod models;
 mod mother;
+mod repo;
+mod scry;
 mod watch;
 
 use std::process::ExitCode;
@@ -53,6 +56,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             crate::mcp::serve(ctx.home.clone()).context("serving MCP")?;
             exit::OK
         }
+        Command::Repo(args) => repo::run(&mut ctx, args.command)?,
+        Command::Scry(args) => scry::run(&mut ctx, args)?,
+        Command::Models(args) => models::run(&mut ctx, args.command)?,
     };
     std::io::Write::flush(&mut ctx.out)?;
     Ok(ExitCode::from(code))

@@ -1,0 +1,200 @@
+//! Repositories as library operations: register (a `NodeRegistered` event) and index,
+//! re-index, list, remove. The CLI's `patina repo …` and later the MCP server call these.
+//!
+//! Invariant: only [`register`] and [`remove`] write to the mother event log; indexing
+//! writes only under `$PATINA_HOME/repos/<id>/`, which is derived state.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, InvalidInput};
+use crate::event::log::EventLog;
+use crate::event::{Event, NodeKind, NodeRegistered, NodeRemoved, Source};
+use crate::home::PatinaHome;
+use crate::mother::resolve_node;
+use crate::registry::{expand_home, validate_id};
+use crate::search::embed::Embedder;
+use crate::search::index::{self, BuildReport, IndexMeta, Progress};
+
+/// `patina repo add`: what to register.
+#[derive(Debug, Clone, Default)]
+pub struct AddRequest {
+    pub path: PathBuf,
+    pub id: Option<String>,
+    pub kind: Option<NodeKind>,
+    pub domains: Option<Vec<String>>,
+}
+
+/// What [`register`] did.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Registered {
+    pub node: NodeRegistered,
+    /// The appended event's seq, or `None` when the log already said exactly this.
+    pub seq: Option<u64>,
+}
+
+/// Registers (or re-registers) a repository directory as a node. An existing node of the
+/// same id keeps the fields not given (summary, aliases, packages; kind and domains
+/// unless given).
+pub fn register(log: &EventLog<'_>, request: &AddRequest) -> Result<Registered, Error> {
+    let root = std::fs::canonicalize(&request.path)
+        .map_err(|e| InvalidInput::Other(format!("{}: {e} (repo add takes a directory)", request.path.display())))?;
+    if !root.is_dir() {
+        return Err(InvalidInput::Other(format!("{}: not a directory", root.display())).into());
+    }
+    let id = match &request.id {
+        Some(id) => id.trim().to_string(),
+        None => root
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .ok_or_else(|| InvalidInput::Other(format!("{}: cannot name this directory; pass --id", root.display())))?,
+    };
+    validate_id(&id).map_err(InvalidInput::Other)?;
+    let nodes = log.nodes()?;
+    let existing = nodes.get(&id).cloned().or_else(|| {
+        let lower = id.to_lowercase();
+        nodes.values().find(|n| n.id.to_lowercase() == lower).cloned()
+    });
+    let domains = request.domains.as_ref().map(|d| {
+        let mut d: Vec<String> =
+            d.iter().map(|s| s.trim().to_lowercase()).filter(|s| !s.is_empty()).collect::<Vec<_>>();
+        d.sort();
+        d.dedup();
+        d
+    });
+    let node = match existing {
+        Some(old) => NodeRegistered {
+            path: Some(root.display().to_string()),
+            kind: request.kind.unwrap_or(old.kind),
+            domains: domains.unwrap_or(old.domains.clone()),
+            ..old
+        },
+        None => NodeRegistered {
+            id,
+            kind: request.kind.unwrap_or(NodeKind::Reference),
+            path: Some(root.display().to_string()),
+            domains: domains.unwrap_or_default(),
+            summary: None,
+            aliases: Vec::new(),
+            packages: Vec::new(),
+        },
+    };
+    let report = log.append([crate::event::log::NewEvent::new(Source::Cli, Event::NodeRegistered(node.clone()))])?;
+    Ok(Registered { node, seq: report.appended.first().copied() })
+}
+
+/// The directory a registered node points at.
+pub fn node_root(node: &NodeRegistered) -> Result<PathBuf, InvalidInput> {
+    match &node.path {
+        Some(path) => Ok(expand_home(path)),
+        None => Err(InvalidInput::Other(format!(
+            "node '{}' has no path; register its directory with `patina repo add PATH --id {}`",
+            node.id, node.id
+        ))),
+    }
+}
+
+/// Builds (or incrementally rebuilds) the index of a registered node.
+pub fn index(
+    home: &PatinaHome,
+    node: &NodeRegistered,
+    embedder: Option<&mut dyn Embedder>,
+    progress: Progress<'_>,
+) -> Result<BuildReport, Error> {
+    let root = node_root(node)?;
+    Ok(index::build(&home.repo_dir(&node.id), &node.id, &root, embedder, progress)?)
+}
+
+/// Resolves a repo given by id or alias.
+pub fn resolve(nodes: &BTreeMap<String, NodeRegistered>, given: &str) -> Result<NodeRegistered, InvalidInput> {
+    let id = resolve_node(nodes, given)?;
+    Ok(nodes[&id].clone())
+}
+
+/// Removes a repo: a `NodeRemoved` event, then its index directory.
+pub fn remove(log: &EventLog<'_>, home: &PatinaHome, given: &str) -> Result<String, Error> {
+    let nodes = log.nodes()?;
+    let id = resolve_node(&nodes, given)?;
+    log.append([crate::event::log::NewEvent::new(
+        Source::Cli,
+        Event::NodeRemoved(NodeRemoved { id: id.clone(), reason: Some("patina repo rm".into()) }),
+    )])?;
+    let dir = home.repo_dir(&id);
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir)
+            .map_err(|e| InvalidInput::Other(format!("{}: could not remove the index: {e}", dir.display())))?;
+    }
+    Ok(id)
+}
+
+/// One line of `repo list`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RepoStatus {
+    pub id: String,
+    pub kind: NodeKind,
+    pub path: Option<String>,
+    pub domains: Vec<String>,
+    /// `indexed`, `not-indexed` or `unreadable`.
+    pub state: &'static str,
+    pub files: Option<u64>,
+    pub chunks: Option<u64>,
+    /// The embedding model of the index, `None` when lexical only or not indexed.
+    pub model_id: Option<String>,
+    pub index_bytes: Option<u64>,
+    pub indexed_at_ms: Option<i64>,
+    pub error: Option<String>,
+}
+
+/// Every registered node with its index state, by id.
+pub fn list(log: &EventLog<'_>, home: &PatinaHome) -> Result<Vec<RepoStatus>, Error> {
+    let nodes = log.nodes()?;
+    Ok(nodes.values().map(|node| status(home, node)).collect())
+}
+
+fn status(home: &PatinaHome, node: &NodeRegistered) -> RepoStatus {
+    let dir = home.repo_dir(&node.id);
+    let mut status = RepoStatus {
+        id: node.id.clone(),
+        kind: node.kind,
+        path: node.path.clone(),
+        domains: node.domains.clone(),
+        state: "not-indexed",
+        files: None,
+        chunks: None,
+        model_id: None,
+        index_bytes: None,
+        indexed_at_ms: None,
+        error: None,
+    };
+    match index::open_chunks(&dir, &node.id) {
+        Ok(generation) => {
+            let meta: &IndexMeta = &generation.meta;
+            status.state = "indexed";
+            status.files = Some(meta.files);
+            status.chunks = Some(meta.chunks);
+            status.model_id = meta.model_id.clone();
+            status.index_bytes = Some(index::dir_size(&dir.join(&meta.generation)));
+            status.indexed_at_ms = Some(meta.built_ms);
+        }
+        Err(index::IndexError::NotIndexed { .. }) => {}
+        Err(e) => {
+            status.state = "unreadable";
+            status.error = Some(e.to_string());
+        }
+    }
+    status
+}
+
+/// The registered node whose directory contains `dir` (the deepest one), if any.
+pub fn containing(nodes: &BTreeMap<String, NodeRegistered>, dir: &Path) -> Option<NodeRegistered> {
+    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    nodes
+        .values()
+        .filter_map(|node| {
+            let root = node_root(node).ok()?;
+            let root = std::fs::canonicalize(&root).unwrap_or(root);
+            dir.starts_with(&root).then(|| (root.components().count(), node))
+        })
+        .max_by_key(|(depth, _)| *depth)
+        .map(|(_, node)| node.clone())
+}

@@ -1,0 +1,201 @@
+//! `scry`: run a search, remember it under a query id, and expand one of its results.
+//!
+//! Two-step retrieval: [`scry`] returns snippets (path, lines, summary, scores) under a
+//! short query id; [`detail`] returns one ranked chunk in full with a few lines of
+//! context on each side.
+//!
+//! Invariant: [`detail`] serves text only from the repo's index (the chunk store), found
+//! by the stored chunk id and verified by its content hash; it never opens a path taken
+//! from the user or from the stored query, so no id or rank can reach another file.
+
+pub mod store;
+
+use crate::home::PatinaHome;
+use crate::search::index::{self, IndexError, StoredChunk};
+use crate::search::{SearchError, SearchRequest, SearchResult, Searcher};
+use store::{QueryStore, QueryStoreError, StoredHit, StoredQuery};
+
+/// Lines of context shown before and after a chunk.
+pub const CONTEXT_LINES: usize = 5;
+
+/// `scry` or `--detail` failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScryError {
+    #[error(transparent)]
+    Search(#[from] SearchError),
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    #[error(transparent)]
+    Store(#[from] QueryStoreError),
+    #[error("unknown query id '{id}' (query ids look like q1, q2a; run a query first)")]
+    UnknownQuery { id: String },
+    #[error("query {id} has {n} results; rank {rank} is not one of them (ranks start at 1)")]
+    RankOutOfRange { id: String, rank: usize, n: usize },
+    #[error(
+        "{repo}:{path}:{start_line}: the index changed since query {id} and this chunk is no longer in it; run the query again"
+    )]
+    ChunkGone { id: String, repo: String, path: String, start_line: u32 },
+}
+
+/// A search with its query id.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Scry {
+    pub query_id: String,
+    pub query: String,
+    pub repos: Vec<String>,
+    #[serde(flatten)]
+    pub result: SearchResult,
+}
+
+/// Searches and stores the results under a new query id.
+pub fn scry(home: &PatinaHome, searcher: &mut Searcher, request: &SearchRequest) -> Result<Scry, ScryError> {
+    let result = searcher.search(request)?;
+    let stored = StoredQuery {
+        query: request.query.clone(),
+        repos: request.repos.clone(),
+        ts_ms: jiff::Timestamp::now().as_millisecond(),
+        hits: result
+            .hits
+            .iter()
+            .map(|h| StoredHit {
+                repo: h.repo.clone(),
+                path: h.path.clone(),
+                start_line: h.start_line,
+                end_line: h.end_line,
+                language: h.language.clone(),
+                symbol: h.symbol.clone(),
+                summary: h.summary.clone(),
+                fused_score: h.fused_score,
+                lexical: h.lexical,
+                semantic: h.semantic,
+                chunk_id: h.chunk_id,
+                chunk_hash: h.chunk_hash,
+            })
+            .collect(),
+    };
+    let query_id = QueryStore::open(&home.scry_path())?.insert(&stored)?;
+    Ok(Scry { query_id, query: request.query.clone(), repos: request.repos.clone(), result })
+}
+
+/// Lines around a chunk, from its neighbouring chunks in the index.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Context {
+    pub start_line: u32,
+    pub end_line: u32,
+    pub text: String,
+}
+
+/// One result in full.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Detail {
+    pub query_id: String,
+    pub query: String,
+    pub rank: usize,
+    pub hit: StoredHit,
+    pub text: String,
+    pub before: Option<Context>,
+    pub after: Option<Context>,
+}
+
+/// The chunk at `rank` (1-based) of query `query_id`, with context.
+pub fn detail(home: &PatinaHome, query_id: &str, rank: usize) -> Result<Detail, ScryError> {
+    let unknown = || ScryError::UnknownQuery { id: query_id.to_string() };
+    if store::parse_query_id(query_id).is_none() {
+        return Err(unknown());
+    }
+    if !home.scry_path().exists() {
+        return Err(unknown());
+    }
+    let stored = QueryStore::open(&home.scry_path())?.get(query_id)?.ok_or_else(unknown)?;
+    let n = stored.hits.len();
+    let hit = match rank.checked_sub(1).and_then(|i| stored.hits.get(i)) {
+        Some(hit) => hit.clone(),
+        None => return Err(ScryError::RankOutOfRange { id: query_id.to_string(), rank, n }),
+    };
+    let generation = index::open_chunks(&home.repo_dir(&hit.repo), &hit.repo)?;
+    let gone = || ScryError::ChunkGone {
+        id: query_id.to_string(),
+        repo: hit.repo.clone(),
+        path: hit.path.clone(),
+        start_line: hit.start_line,
+    };
+    // The same generation still has it under its id; after a rebuild, find it by hash.
+    let id = match generation.chunk(hit.chunk_id)? {
+        Some(c) if c.hash == hit.chunk_hash && c.chunk.path == hit.path => hit.chunk_id,
+        _ => generation.find_chunk(&hit.path, &hit.chunk_hash)?.ok_or_else(gone)?,
+    };
+    let chunk = generation.chunk(id)?.ok_or_else(gone)?;
+    let (before, after) = generation.file_neighbours(&hit.path, id)?;
+    let mut hit = hit;
+    hit.chunk_id = id;
+    hit.start_line = chunk.chunk.start_line;
+    hit.end_line = chunk.chunk.end_line;
+    Ok(Detail {
+        query_id: query_id.to_string(),
+        query: stored.query,
+        rank,
+        hit,
+        text: chunk.chunk.text,
+        before: before.and_then(|c| context(&c, true)),
+        after: after.and_then(|c| context(&c, false)),
+    })
+}
+
+/// The last (or first) [`CONTEXT_LINES`] of a neighbouring chunk.
+fn context(neighbour: &StoredChunk, before: bool) -> Option<Context> {
+    let lines: Vec<&str> = neighbour.chunk.text.lines().collect();
+    if lines.is_empty() {
+        return None;
+    }
+    let take = lines.len().min(CONTEXT_LINES);
+    let (slice, start_line) = if before {
+        (&lines[lines.len() - take..], neighbour.chunk.end_line + 1 - take as u32)
+    } else {
+        (&lines[..take], neighbour.chunk.start_line)
+    };
+    Some(Context { start_line, end_line: start_line + take as u32 - 1, text: slice.join("\n") })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::embed::HashEmbedder;
+
+    #[test]
+    fn scry_then_detail_with_context_and_bad_ids() {
+        let home_dir = tempfile::tempdir().unwrap();
+        let home = PatinaHome::at(home_dir.path());
+        let repo = tempfile::tempdir().unwrap();
+        let text = "/// Adds.\npub fn add(a: u32) -> u32 {\n    a + 1\n}\n\n/// Spawns an entity.\npub fn spawn_entity() -> u32 {\n    7\n}\n\n/// Removes.\npub fn remove_all() {\n    let _ = 1;\n}\n";
+        std::fs::write(repo.path().join("lib.rs"), text).unwrap();
+        index::build(&home.repo_dir("r"), "r", repo.path(), Some(&mut HashEmbedder), &mut |_, _, _| {}).unwrap();
+        let mut searcher = Searcher::with_embedder(&home, Some(Box::new(HashEmbedder)));
+        let request = SearchRequest { repos: vec!["r".into()], query: "spawn_entity".into(), limit: 3 };
+        let result = scry(&home, &mut searcher, &request).unwrap();
+        assert_eq!(result.query_id, "q1");
+        assert_eq!(result.result.hits[0].start_line, 6);
+
+        let detail = detail(&home, "q1", 1).unwrap();
+        assert!(detail.text.contains("pub fn spawn_entity() -> u32 {"));
+        let before = detail.before.unwrap();
+        assert_eq!((before.start_line, before.end_line), (1, 4));
+        let after = detail.after.unwrap();
+        assert_eq!(after.start_line, 11);
+
+        assert!(matches!(super::detail(&home, "q9", 1), Err(ScryError::UnknownQuery { .. })));
+        assert!(matches!(super::detail(&home, "../../etc/passwd", 1), Err(ScryError::UnknownQuery { .. })));
+        assert!(matches!(super::detail(&home, "q1", 0), Err(ScryError::RankOutOfRange { .. })));
+        assert!(matches!(super::detail(&home, "q1", 99), Err(ScryError::RankOutOfRange { .. })));
+
+        // After an edit elsewhere in the file, the chunk is found again by its hash.
+        std::fs::write(repo.path().join("lib.rs"), format!("// header line\n{text}")).unwrap();
+        index::build(&home.repo_dir("r"), "r", repo.path(), Some(&mut HashEmbedder), &mut |_, _, _| {}).unwrap();
+        let moved = super::detail(&home, "q1", 1).unwrap();
+        assert_eq!(moved.hit.start_line, 7);
+        // After the chunk itself changed, it is gone.
+        std::fs::write(repo.path().join("lib.rs"), text.replace("7", "8")).unwrap();
+        index::build(&home.repo_dir("r"), "r", repo.path(), Some(&mut HashEmbedder), &mut |_, _, _| {}).unwrap();
+        assert!(matches!(super::detail(&home, "q1", 1), Err(ScryError::ChunkGone { .. })));
+    }
+}

@@ -1,0 +1,768 @@
+//! One repository's search index: building it (from scratch or incrementally), switching
+//! generations atomically, and opening it for queries.
+//!
+//! ```text
+//! $PATINA_HOME/repos/<id>/
+//!   current              name of the live generation ("gen-…"), replaced by rename
+//!   gen-<ms>-<pid>/      one complete generation
+//!     chunks.redb        chunk records, the file manifest (path → content hash, chunk ids), meta
+//!     text/              tantivy index (lexical channel)
+//!     vectors.usearch    usearch index (semantic channel), absent when built without a model
+//!   cache.redb           embeddings by content hash; also the build lock
+//! ```
+//!
+//! Invariant: `current` only ever names a generation whose every file was written and
+//! synced, so a killed build leaves the previous generation live and untouched; the next
+//! build deletes the half-written directory.
+//! Invariant: a build reads every file, but chunks only files whose BLAKE3 hash changed
+//! (others reuse their chunk records) and embeds only chunks whose (model, path, text)
+//! hash is not in `cache.redb`. Embeddings are committed to the cache batch by batch, so
+//! an interrupted build resumes where it stopped.
+//! Invariant: the index is derived data: deleting `repos/<id>/` loses nothing that a
+//! rebuild from the repository cannot restore.
+//! Invariant: chunk text is only ever served from `chunks.redb`; nothing here opens a
+//! file outside the repository root that the walk found (symlinks are not followed).
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use redb::{Database, ReadOnlyDatabase, ReadableDatabase, ReadableTable, TableDefinition};
+
+use super::chunk::{self, Chunk, SkipReason};
+use super::embed::{DIMENSIONS, EmbedError, Embedder};
+use super::text::{TextIndex, TextIndexWriter};
+use super::vector::{self, VectorError, VectorIndex};
+
+const CHUNKS: TableDefinition<u64, &[u8]> = TableDefinition::new("chunks");
+const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
+const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
+const VECTORS: TableDefinition<&[u8; 32], &[u8]> = TableDefinition::new("vectors");
+
+/// Bumped when the layout of a generation changes; older generations are rebuilt.
+pub const FORMAT: u32 = 1;
+/// Chunks embedded (and committed to the cache) per step.
+const EMBED_STEP: usize = 128;
+/// Directory names never indexed: vendored and build output.
+const SKIP_DIRS: [&str; 10] =
+    ["vendor", "node_modules", "third_party", "target", "dist", "build", "__pycache__", "venv", ".venv", ".git"];
+
+/// Building or opening an index failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum IndexError {
+    #[error("{path}: not a directory (is the repository still there?)")]
+    RootMissing { path: PathBuf },
+    #[error("repo '{repo}' is being indexed by another patina process; try again when it is done")]
+    Busy { repo: String },
+    #[error("repo '{repo}' has no search index yet (run `patina repo update {repo}`)")]
+    NotIndexed { repo: String },
+    #[error("the search index of '{repo}' is unreadable ({detail}); rebuild it with `patina repo update {repo}`")]
+    Corrupt { repo: String, detail: String },
+    #[error("{path}: {error}")]
+    Io { path: PathBuf, error: std::io::Error },
+    #[error("writing the index of '{repo}': {detail}")]
+    Write { repo: String, detail: String },
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+}
+
+/// A chunk as stored, with the content hash that keys its embedding.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct StoredChunk {
+    pub chunk: Chunk,
+    /// BLAKE3 of the embedding input (path and text); the same for every model.
+    pub hash: [u8; 32],
+}
+
+/// The manifest entry of one indexed file.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct FileEntry {
+    hash: [u8; 32],
+    first_chunk: u64,
+    n_chunks: u32,
+}
+
+/// A generation's description.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct IndexMeta {
+    pub format: u32,
+    pub repo: String,
+    pub root: String,
+    pub generation: String,
+    /// `None` when built without a model (lexical only).
+    pub model_id: Option<String>,
+    pub files: u64,
+    pub chunks: u64,
+    pub vectors_bytes: u64,
+    pub built_ms: i64,
+    pub skipped: u64,
+}
+
+/// A file the build did not index, and why.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Skipped {
+    pub path: String,
+    pub reason: String,
+}
+
+/// What a build did.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BuildReport {
+    pub repo: String,
+    pub generation: String,
+    pub files: u64,
+    /// Files read and chunked because they are new or changed.
+    pub files_changed: u64,
+    pub files_unchanged: u64,
+    /// Files in the previous generation that are gone.
+    pub files_removed: u64,
+    pub chunks: u64,
+    /// Chunks embedded by this build (the rest came from the cache).
+    pub chunks_embedded: u64,
+    pub chunks_cached: u64,
+    /// The embedding model, or `None` when built lexical-only.
+    pub model_id: Option<String>,
+    pub skipped: Vec<Skipped>,
+    /// Files ignored because they are not source or documentation (not listed).
+    pub not_source: u64,
+    pub index_bytes: u64,
+    pub elapsed_ms: u64,
+    pub embed_ms: u64,
+}
+
+/// Where a build is, for progress bars.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    Scan,
+    Embed,
+    Write,
+}
+
+/// Progress callback: `(phase, done, total)`.
+pub type Progress<'a> = &'a mut dyn FnMut(Phase, u64, u64);
+
+fn encode<T: serde::Serialize>(value: &T) -> Vec<u8> {
+    bincode::serde::encode_to_vec(value, bincode::config::standard()).unwrap_or_default()
+}
+
+fn decode<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    bincode::serde::decode_from_slice(bytes, bincode::config::standard()).map(|(v, _)| v).map_err(|e| e.to_string())
+}
+
+/// Hash keying a chunk's embedding: what the model sees.
+pub fn embed_input(chunk: &Chunk) -> String {
+    format!("{}\n{}", chunk.path, chunk.text)
+}
+
+fn cache_key(model_id: &str, hash: &[u8; 32]) -> [u8; 32] {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(model_id.as_bytes());
+    hasher.update(&[0]);
+    hasher.update(hash);
+    *hasher.finalize().as_bytes()
+}
+
+fn is_generation_name(name: &str) -> bool {
+    name.strip_prefix("gen-")
+        .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit() || c == '-'))
+}
+
+/// The live generation's directory, if `current` names a valid one.
+fn current_generation(repo_dir: &Path) -> Option<(String, PathBuf)> {
+    let name = std::fs::read_to_string(repo_dir.join("current")).ok()?;
+    let name = name.trim().to_string();
+    is_generation_name(&name).then(|| (name.clone(), repo_dir.join(name)))
+}
+
+/// Builds a new generation of `repo`'s index from the files under `root` and makes it
+/// live. `embedder` `None` builds the lexical channel only.
+pub fn build(
+    repo_dir: &Path,
+    repo: &str,
+    root: &Path,
+    mut embedder: Option<&mut dyn Embedder>,
+    progress: Progress<'_>,
+) -> Result<BuildReport, IndexError> {
+    let started = Instant::now();
+    if !root.is_dir() {
+        return Err(IndexError::RootMissing { path: root.to_path_buf() });
+    }
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |error| IndexError::Io { path, error }
+    };
+    let write_err = |detail: String| IndexError::Write { repo: repo.to_string(), detail };
+    std::fs::create_dir_all(repo_dir).map_err(io(repo_dir))?;
+
+    // The cache doubles as the build lock: one builder per repo at a time.
+    let cache = open_cache(repo_dir, repo)?;
+
+    // Remove generations a killed build left behind.
+    let live = current_generation(repo_dir);
+    for entry in std::fs::read_dir(repo_dir).map_err(io(repo_dir))?.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if is_generation_name(&name) && live.as_ref().is_none_or(|(n, _)| *n != name) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+    let previous = live.as_ref().and_then(|(_, dir)| Generation::open(repo, dir).ok());
+
+    // 1. Walk and chunk (reusing unchanged files' chunks).
+    let mut report = BuildReport {
+        repo: repo.to_string(),
+        generation: String::new(),
+        files: 0,
+        files_changed: 0,
+        files_unchanged: 0,
+        files_removed: 0,
+        chunks: 0,
+        chunks_embedded: 0,
+        chunks_cached: 0,
+        model_id: embedder.as_ref().map(|e| e.model_id().to_string()),
+        skipped: Vec::new(),
+        not_source: 0,
+        index_bytes: 0,
+        elapsed_ms: 0,
+        embed_ms: 0,
+    };
+    let files = walk(root, &mut report);
+    let mut chunks: Vec<StoredChunk> = Vec::new();
+    let mut manifest: Vec<(String, FileEntry)> = Vec::new();
+    let total = files.len() as u64;
+    for (done, (rel, abs)) in files.into_iter().enumerate() {
+        progress(Phase::Scan, done as u64, total);
+        let bytes = match std::fs::read(&abs) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                report.skipped.push(Skipped { path: rel, reason: format!("{}: {e}", SkipReason::Unreadable.as_str()) });
+                continue;
+            }
+        };
+        let hash = *blake3::hash(&bytes).as_bytes();
+        let first_chunk = chunks.len() as u64;
+        let reused = previous.as_ref().and_then(|prev| prev.file_chunks(&rel, &hash));
+        let file_chunks: Vec<StoredChunk> = match reused {
+            Some(stored) => {
+                report.files_unchanged += 1;
+                stored
+            }
+            None => {
+                let text = match chunk::classify(&bytes) {
+                    Ok(text) => text,
+                    Err(reason) => {
+                        report.skipped.push(Skipped { path: rel, reason: reason.as_str().to_string() });
+                        continue;
+                    }
+                };
+                report.files_changed += 1;
+                let language = chunk::language_of(&rel).unwrap_or("text");
+                chunk::chunk_file(&rel, language, text)
+                    .into_iter()
+                    .map(|c| StoredChunk { hash: *blake3::hash(embed_input(&c).as_bytes()).as_bytes(), chunk: c })
+                    .collect()
+            }
+        };
+        manifest.push((rel, FileEntry { hash, first_chunk, n_chunks: file_chunks.len() as u32 }));
+        chunks.extend(file_chunks);
+    }
+    progress(Phase::Scan, total, total);
+    if let Some(prev) = &previous {
+        let now: std::collections::HashSet<&str> = manifest.iter().map(|(p, _)| p.as_str()).collect();
+        report.files_removed = prev.file_paths().iter().filter(|p| !now.contains(p.as_str())).count() as u64;
+    }
+    report.files = manifest.len() as u64;
+    report.chunks = chunks.len() as u64;
+
+    // 2. Embed what the cache does not have, committing step by step (resumable).
+    let mut vectors: Vec<Vec<f32>> = Vec::new();
+    if let Some(embedder) = embedder.as_deref_mut() {
+        let embed_started = Instant::now();
+        let model_id = embedder.model_id().to_string();
+        let keys: Vec<[u8; 32]> = chunks.iter().map(|c| cache_key(&model_id, &c.hash)).collect();
+        let mut found: HashMap<[u8; 32], Vec<f32>> = HashMap::new();
+        {
+            let txn = cache.begin_read().map_err(|e| write_err(e.to_string()))?;
+            if let Ok(table) = txn.open_table(VECTORS) {
+                for key in &keys {
+                    if let Some(v) = table.get(key).map_err(|e| write_err(e.to_string()))? {
+                        if let Some(vector) = floats(v.value()) {
+                            found.insert(*key, vector);
+                        }
+                    }
+                }
+            }
+        }
+        let mut missing: Vec<usize> = (0..chunks.len()).filter(|&i| !found.contains_key(&keys[i])).collect();
+        // Identical chunks (copied files) are embedded once.
+        let mut seen = std::collections::HashSet::new();
+        missing.retain(|&i| seen.insert(keys[i]));
+        report.chunks_cached = (chunks.len() - missing.len()) as u64;
+        let n_missing = missing.len() as u64;
+        for (step, group) in missing.chunks(EMBED_STEP).enumerate() {
+            progress(Phase::Embed, (step * EMBED_STEP) as u64, n_missing);
+            let inputs: Vec<String> = group.iter().map(|&i| embed_input(&chunks[i].chunk)).collect();
+            let refs: Vec<&str> = inputs.iter().map(String::as_str).collect();
+            let embedded = embedder.embed(&refs)?;
+            let txn = cache.begin_write().map_err(|e| write_err(e.to_string()))?;
+            {
+                let mut table = txn.open_table(VECTORS).map_err(|e| write_err(e.to_string()))?;
+                for (&i, vector) in group.iter().zip(&embedded) {
+                    let bytes: Vec<u8> = vector.iter().flat_map(|x| x.to_le_bytes()).collect();
+                    table.insert(&keys[i], bytes.as_slice()).map_err(|e| write_err(e.to_string()))?;
+                }
+            }
+            txn.commit().map_err(|e| write_err(e.to_string()))?;
+            for (&i, vector) in group.iter().zip(embedded) {
+                found.insert(keys[i], vector);
+            }
+            report.chunks_embedded += group.len() as u64;
+        }
+        progress(Phase::Embed, n_missing, n_missing);
+        vectors = keys.iter().map(|k| found.get(k).cloned().unwrap_or_default()).collect();
+        report.embed_ms = embed_started.elapsed().as_millis() as u64;
+    }
+
+    // 3. Write the new generation beside the live one.
+    progress(Phase::Write, 0, 1);
+    let generation = format!("gen-{}-{}", jiff::Timestamp::now().as_millisecond(), std::process::id());
+    let gen_dir = repo_dir.join(&generation);
+    std::fs::create_dir_all(gen_dir.join("text")).map_err(io(&gen_dir))?;
+    let mut text = TextIndexWriter::create(&gen_dir.join("text")).map_err(|e| write_err(e.to_string()))?;
+    for (id, stored) in chunks.iter().enumerate() {
+        let c = &stored.chunk;
+        text.add(id as u64, &c.path, &c.symbol, &c.text).map_err(|e| write_err(e.to_string()))?;
+    }
+    text.finish().map_err(|e| write_err(e.to_string()))?;
+    let mut vectors_bytes = 0;
+    if !vectors.is_empty() {
+        let keyed: Vec<(u64, &[f32])> = vectors
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.len() == DIMENSIONS)
+            .map(|(i, v)| (i as u64, v.as_slice()))
+            .collect();
+        let path = gen_dir.join("vectors.usearch");
+        vectors_bytes = vector::write(&path, &keyed).map_err(|e| write_err(e.to_string()))?;
+        std::fs::File::open(&path).and_then(|f| f.sync_all()).map_err(io(&path))?;
+    }
+    let meta = IndexMeta {
+        format: FORMAT,
+        repo: repo.to_string(),
+        root: root.display().to_string(),
+        generation: generation.clone(),
+        model_id: report.model_id.clone().filter(|_| !vectors.is_empty()),
+        files: report.files,
+        chunks: report.chunks,
+        vectors_bytes,
+        built_ms: jiff::Timestamp::now().as_millisecond(),
+        skipped: report.skipped.len() as u64,
+    };
+    write_chunks_db(&gen_dir.join("chunks.redb"), &chunks, &manifest, &meta).map_err(write_err)?;
+    sync_dir(&gen_dir);
+
+    // 4. Switch: write `current.tmp`, sync, rename over `current`.
+    let tmp = repo_dir.join("current.tmp");
+    let mut file = std::fs::File::create(&tmp).map_err(io(&tmp))?;
+    file.write_all(generation.as_bytes()).and_then(|()| file.sync_all()).map_err(io(&tmp))?;
+    std::fs::rename(&tmp, repo_dir.join("current")).map_err(io(repo_dir))?;
+    sync_dir(repo_dir);
+    drop(previous);
+    if let Some((_, old)) = live {
+        let _ = std::fs::remove_dir_all(old);
+    }
+    // Keep the cache to what the live generation uses (only when it was used).
+    if let Some(model_id) = &meta.model_id {
+        let live_keys: std::collections::HashSet<[u8; 32]> =
+            chunks.iter().map(|c| cache_key(model_id, &c.hash)).collect();
+        if let Ok(txn) = cache.begin_write() {
+            if let Ok(mut table) = txn.open_table(VECTORS) {
+                let _ = table.retain(|k, _| live_keys.contains(k));
+            }
+            let _ = txn.commit();
+        }
+    }
+    report.generation = generation;
+    report.index_bytes = dir_size(&gen_dir);
+    report.elapsed_ms = started.elapsed().as_millis() as u64;
+    progress(Phase::Write, 1, 1);
+    Ok(report)
+}
+
+fn open_cache(repo_dir: &Path, repo: &str) -> Result<Database, IndexError> {
+    let path = repo_dir.join("cache.redb");
+    let open = || {
+        if std::fs::metadata(&path).is_ok_and(|m| m.len() > 0) {
+            Database::open(&path)
+        } else {
+            Database::create(&path)
+        }
+    };
+    match open() {
+        Ok(db) => Ok(db),
+        Err(redb::DatabaseError::DatabaseAlreadyOpen | redb::DatabaseError::LockProtocolMismatch) => {
+            Err(IndexError::Busy { repo: repo.to_string() })
+        }
+        Err(_) => {
+            // A cache is only a cache: a corrupt one is replaced.
+            let _ = std::fs::remove_file(&path);
+            Database::create(&path).map_err(|e| IndexError::Write { repo: repo.to_string(), detail: e.to_string() })
+        }
+    }
+}
+
+fn floats(bytes: &[u8]) -> Option<Vec<f32>> {
+    (bytes.len() == DIMENSIONS * 4)
+        .then(|| bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
+}
+
+fn write_chunks_db(
+    path: &Path,
+    chunks: &[StoredChunk],
+    manifest: &[(String, FileEntry)],
+    meta: &IndexMeta,
+) -> Result<(), String> {
+    let db = Database::create(path).map_err(|e| e.to_string())?;
+    let txn = db.begin_write().map_err(|e| e.to_string())?;
+    {
+        let mut table = txn.open_table(CHUNKS).map_err(|e| e.to_string())?;
+        for (id, chunk) in chunks.iter().enumerate() {
+            table.insert(id as u64, encode(chunk).as_slice()).map_err(|e| e.to_string())?;
+        }
+        let mut table = txn.open_table(FILES).map_err(|e| e.to_string())?;
+        for (path, entry) in manifest {
+            table.insert(path.as_str(), encode(entry).as_slice()).map_err(|e| e.to_string())?;
+        }
+        let mut table = txn.open_table(META).map_err(|e| e.to_string())?;
+        table.insert("meta", encode(meta).as_slice()).map_err(|e| e.to_string())?;
+    }
+    txn.commit().map_err(|e| e.to_string())
+}
+
+/// Lists the files to index: `.gitignore`d, hidden, vendored and build directories are
+/// skipped, symlinks are not followed. Sorted by path. Walk errors become `skipped`.
+fn walk(root: &Path, report: &mut BuildReport) -> Vec<(String, PathBuf)> {
+    let mut files = Vec::new();
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .git_ignore(true)
+        .git_exclude(true)
+        .git_global(false)
+        .require_git(false)
+        .follow_links(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(|entry| {
+            !(entry.depth() > 0
+                && entry.file_type().is_some_and(|t| t.is_dir())
+                && SKIP_DIRS.contains(&entry.file_name().to_string_lossy().as_ref()))
+        })
+        .build();
+    for entry in walker {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) => {
+                report.skipped.push(Skipped { path: String::new(), reason: e.to_string() });
+                continue;
+            }
+        };
+        let Some(file_type) = entry.file_type() else { continue };
+        if !file_type.is_file() {
+            continue; // directories, and symlinks (never followed)
+        }
+        let Ok(rel) = entry.path().strip_prefix(root) else { continue };
+        let Some(rel_str) = rel.to_str() else {
+            report.skipped.push(Skipped { path: rel.display().to_string(), reason: "file name is not UTF-8".into() });
+            continue;
+        };
+        let rel_str = rel_str.replace(std::path::MAIN_SEPARATOR, "/");
+        if chunk::language_of(&rel_str).is_none() {
+            report.not_source += 1;
+            continue;
+        }
+        if entry.metadata().is_ok_and(|m| m.len() > chunk::MAX_FILE_BYTES) {
+            report.skipped.push(Skipped { path: rel_str, reason: SkipReason::TooLarge.as_str().into() });
+            continue;
+        }
+        files.push((rel_str, entry.path().to_path_buf()));
+    }
+    files
+}
+
+fn sync_dir(dir: &Path) {
+    if let Ok(f) = std::fs::File::open(dir) {
+        let _ = f.sync_all();
+    }
+}
+
+/// Disk space used by the files under `dir` (allocated blocks: redb files are sparse).
+pub fn dir_size(dir: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    entries
+        .flatten()
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => dir_size(&e.path()),
+            Ok(_) => e.metadata().map_or(0, |m| m.blocks() * 512),
+            Err(_) => 0,
+        })
+        .sum()
+}
+
+/// An open generation: chunk store, lexical index and (if built with a model) vectors.
+pub struct Generation {
+    repo: String,
+    db: ReadOnlyDatabase,
+    pub meta: IndexMeta,
+    text: Option<TextIndex>,
+    vectors: Option<VectorIndex>,
+}
+
+impl Generation {
+    /// Opens the chunk store only (enough for reuse during builds and for `--detail`).
+    fn open(repo: &str, dir: &Path) -> Result<Generation, IndexError> {
+        let corrupt = |detail: String| IndexError::Corrupt { repo: repo.to_string(), detail };
+        let db = ReadOnlyDatabase::open(dir.join("chunks.redb")).map_err(|e| corrupt(format!("chunks.redb: {e}")))?;
+        let meta: IndexMeta = {
+            let txn = db.begin_read().map_err(|e| corrupt(e.to_string()))?;
+            let table = txn.open_table(META).map_err(|e| corrupt(format!("chunks.redb: {e}")))?;
+            let bytes =
+                table.get("meta").map_err(|e| corrupt(e.to_string()))?.ok_or_else(|| corrupt("no meta".into()))?;
+            decode(bytes.value()).map_err(|e| corrupt(format!("meta: {e}")))?
+        };
+        if meta.format != FORMAT {
+            return Err(corrupt(format!("index format {} (this patina writes {FORMAT})", meta.format)));
+        }
+        Ok(Generation { repo: repo.to_string(), db, meta, text: None, vectors: None })
+    }
+
+    /// The stored chunks of `path` if the file's hash is still `hash`.
+    fn file_chunks(&self, path: &str, hash: &[u8; 32]) -> Option<Vec<StoredChunk>> {
+        let txn = self.db.begin_read().ok()?;
+        let entry: FileEntry = decode(txn.open_table(FILES).ok()?.get(path).ok()??.value()).ok()?;
+        if entry.hash != *hash {
+            return None;
+        }
+        let table = txn.open_table(CHUNKS).ok()?;
+        (entry.first_chunk..entry.first_chunk + u64::from(entry.n_chunks))
+            .map(|id| decode(table.get(id).ok()??.value()).ok())
+            .collect()
+    }
+
+    fn file_paths(&self) -> Vec<String> {
+        let Ok(txn) = self.db.begin_read() else { return Vec::new() };
+        let Ok(table) = txn.open_table(FILES) else { return Vec::new() };
+        let Ok(iter) = table.iter() else { return Vec::new() };
+        iter.flatten().map(|(k, _)| k.value().to_string()).collect()
+    }
+
+    /// One chunk by id.
+    pub fn chunk(&self, id: u64) -> Result<Option<StoredChunk>, IndexError> {
+        let corrupt = |detail: String| IndexError::Corrupt { repo: self.repo.clone(), detail };
+        let txn = self.db.begin_read().map_err(|e| corrupt(e.to_string()))?;
+        let table = txn.open_table(CHUNKS).map_err(|e| corrupt(e.to_string()))?;
+        match table.get(id).map_err(|e| corrupt(e.to_string()))? {
+            None => Ok(None),
+            Some(bytes) => decode(bytes.value()).map(Some).map_err(|e| corrupt(format!("chunk {id}: {e}"))),
+        }
+    }
+
+    /// The id of the chunk of `path` with content hash `hash`, if this generation has it.
+    pub fn find_chunk(&self, path: &str, hash: &[u8; 32]) -> Result<Option<u64>, IndexError> {
+        let corrupt = |detail: String| IndexError::Corrupt { repo: self.repo.clone(), detail };
+        let txn = self.db.begin_read().map_err(|e| corrupt(e.to_string()))?;
+        let files = txn.open_table(FILES).map_err(|e| corrupt(e.to_string()))?;
+        let Some(entry) = files.get(path).map_err(|e| corrupt(e.to_string()))? else { return Ok(None) };
+        let entry: FileEntry = decode(entry.value()).map_err(corrupt)?;
+        let chunks = txn.open_table(CHUNKS).map_err(|e| corrupt(e.to_string()))?;
+        for id in entry.first_chunk..entry.first_chunk + u64::from(entry.n_chunks) {
+            if let Some(bytes) = chunks.get(id).map_err(|e| corrupt(e.to_string()))? {
+                let stored: StoredChunk = decode(bytes.value()).map_err(corrupt)?;
+                if stored.hash == *hash {
+                    return Ok(Some(id));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// The chunks of `path` with ids in `range` order, for context around a chunk.
+    pub fn file_neighbours(
+        &self,
+        path: &str,
+        id: u64,
+    ) -> Result<(Option<StoredChunk>, Option<StoredChunk>), IndexError> {
+        let corrupt = |detail: String| IndexError::Corrupt { repo: self.repo.clone(), detail };
+        let txn = self.db.begin_read().map_err(|e| corrupt(e.to_string()))?;
+        let files = txn.open_table(FILES).map_err(|e| corrupt(e.to_string()))?;
+        let Some(entry) = files.get(path).map_err(|e| corrupt(e.to_string()))? else { return Ok((None, None)) };
+        let entry: FileEntry = decode(entry.value()).map_err(corrupt)?;
+        let end = entry.first_chunk + u64::from(entry.n_chunks);
+        let before = if id > entry.first_chunk && id <= end { self.chunk(id - 1)? } else { None };
+        let after = if id >= entry.first_chunk && id + 1 < end { self.chunk(id + 1)? } else { None };
+        Ok((before, after))
+    }
+
+    pub fn lexical(&self, terms: &[String], limit: usize) -> Result<Vec<(u64, f32)>, IndexError> {
+        let Some(text) = &self.text else { return Ok(Vec::new()) };
+        text.search(terms, limit).map_err(|e| IndexError::Corrupt { repo: self.repo.clone(), detail: e.to_string() })
+    }
+
+    /// `None` when this generation has no vectors.
+    pub fn semantic(&self, query: &[f32], limit: usize) -> Result<Option<Vec<(u64, f32)>>, IndexError> {
+        let Some(vectors) = &self.vectors else { return Ok(None) };
+        vectors
+            .search(query, limit)
+            .map(Some)
+            .map_err(|e| IndexError::Corrupt { repo: self.repo.clone(), detail: e.to_string() })
+    }
+
+    pub fn has_vectors(&self) -> bool {
+        self.vectors.is_some()
+    }
+}
+
+/// Opens the live generation of a repo for queries.
+pub fn open(repo_dir: &Path, repo: &str) -> Result<Generation, IndexError> {
+    let Some((_, dir)) = current_generation(repo_dir) else {
+        return Err(if repo_dir.join("current").exists() {
+            IndexError::Corrupt { repo: repo.to_string(), detail: "`current` names no generation".into() }
+        } else {
+            IndexError::NotIndexed { repo: repo.to_string() }
+        });
+    };
+    let mut generation = Generation::open(repo, &dir)?;
+    let corrupt = |detail: String| IndexError::Corrupt { repo: repo.to_string(), detail };
+    generation.text = Some(TextIndex::open(&dir.join("text")).map_err(|e| corrupt(format!("text index: {e}")))?);
+    if generation.meta.model_id.is_some() {
+        let vectors = VectorIndex::open(&dir.join("vectors.usearch"), generation.meta.vectors_bytes)
+            .map_err(|e: VectorError| corrupt(e.to_string()))?;
+        generation.vectors = Some(vectors);
+    }
+    Ok(generation)
+}
+
+/// Opens only the chunk store of the live generation (for `--detail` and listings).
+pub fn open_chunks(repo_dir: &Path, repo: &str) -> Result<Generation, IndexError> {
+    match current_generation(repo_dir) {
+        Some((_, dir)) => Generation::open(repo, &dir),
+        None => Err(IndexError::NotIndexed { repo: repo.to_string() }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::embed::HashEmbedder;
+
+    fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
+    }
+
+    fn quiet() -> impl FnMut(Phase, u64, u64) {
+        |_, _, _| {}
+    }
+
+    const WORLD: &str = "/// Spawns an entity.\npub fn spawn_entity() -> u32 {\n    1\n}\n\n/// Removes an entity.\npub fn despawn(e: u32) {\n    drop(e);\n}\n";
+
+    #[test]
+    fn build_then_update_reuses_unchanged_files_and_cached_vectors() {
+        let src = repo(&[("src/world.rs", WORLD), ("README.md", "# Demo\nA demo repo.\nWith words.\n")]);
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("demo");
+        let mut embedder = HashEmbedder;
+        let first = build(&dir, "demo", src.path(), Some(&mut embedder), &mut quiet()).unwrap();
+        assert_eq!((first.files, first.files_changed, first.chunks_embedded), (2, 2, first.chunks));
+        assert!(first.chunks >= 3);
+
+        std::fs::write(
+            src.path().join("src/extra.rs"),
+            "/// Counts things.\npub fn count_things() -> usize {\n    0\n}\n",
+        )
+        .unwrap();
+        let second = build(&dir, "demo", src.path(), Some(&mut embedder), &mut quiet()).unwrap();
+        assert_eq!((second.files_changed, second.files_unchanged), (1, 2));
+        assert_eq!(second.chunks_embedded, 1, "only the new file's chunk is embedded");
+        let generations: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("gen-"))
+            .collect();
+        assert_eq!(generations.len(), 1, "the old generation is removed");
+
+        let generation = open(&dir, "demo").unwrap();
+        let hits = generation.lexical(&crate::search::text::query_terms("count things"), 5).unwrap();
+        let top = generation.chunk(hits[0].0).unwrap().unwrap();
+        assert_eq!(top.chunk.path, "src/extra.rs");
+        let vector = HashEmbedder.embed(&[&embed_input(&top.chunk)]).unwrap();
+        let near = generation.semantic(&vector[0], 1).unwrap().unwrap();
+        assert_eq!(near[0].0, hits[0].0);
+    }
+
+    #[test]
+    fn skips_binary_non_utf8_ignored_vendored_and_symlinks() {
+        let src = repo(&[
+            ("ok.rs", "fn fine() {}\n"),
+            ("bin.rs", "\0\0\0binary"),
+            ("latin1.py", ""),
+            ("vendor/lib.rs", "fn vendored() {}\n"),
+            ("ignored.rs", "fn ignored() {}\n"),
+            (".gitignore", "ignored.rs\n"),
+            ("logo.png", "png"),
+        ]);
+        std::fs::write(src.path().join("latin1.py"), b"caf\xe9 = 1\n").unwrap();
+        std::os::unix::fs::symlink(src.path(), src.path().join("loop")).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", src.path().join("passwd.txt")).unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let report = build(&home.path().join("r"), "r", src.path(), None, &mut quiet()).unwrap();
+        assert_eq!(report.files, 1);
+        let reasons: Vec<(&str, &str)> = report.skipped.iter().map(|s| (s.path.as_str(), s.reason.as_str())).collect();
+        assert!(reasons.contains(&("bin.rs", "binary (contains NUL bytes)")), "{reasons:?}");
+        assert!(reasons.contains(&("latin1.py", "not valid UTF-8")), "{reasons:?}");
+        assert_eq!(report.model_id, None);
+        let generation = open(&home.path().join("r"), "r").unwrap();
+        assert!(!generation.has_vectors());
+        assert!(generation.semantic(&[0.0; DIMENSIONS], 3).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_killed_build_leaves_the_live_generation_and_is_cleaned_up() {
+        let src = repo(&[("a.rs", WORLD)]);
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("a");
+        build(&dir, "a", src.path(), None, &mut quiet()).unwrap();
+        let (live, _) = current_generation(&dir).unwrap();
+        // What a kill mid-write leaves: a half generation and a temp pointer.
+        std::fs::create_dir_all(dir.join("gen-1-1/text")).unwrap();
+        std::fs::write(dir.join("current.tmp"), "gen-1-1").unwrap();
+        assert_eq!(current_generation(&dir).unwrap().0, live);
+        assert!(open(&dir, "a").is_ok());
+        build(&dir, "a", src.path(), None, &mut quiet()).unwrap();
+        assert!(!dir.join("gen-1-1").exists());
+    }
+
+    #[test]
+    fn corrupt_index_is_an_error_value() {
+        let src = repo(&[("a.rs", WORLD)]);
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("a");
+        assert!(matches!(open(&dir, "a"), Err(IndexError::NotIndexed { .. })));
+        build(&dir, "a", src.path(), Some(&mut HashEmbedder), &mut quiet()).unwrap();
+        let (_, gen_dir) = current_generation(&dir).unwrap();
+        std::fs::write(gen_dir.join("vectors.usearch"), b"garbage").unwrap();
+        assert!(matches!(open(&dir, "a"), Err(IndexError::Corrupt { .. })));
+        std::fs::write(gen_dir.join("chunks.redb"), b"garbage").unwrap();
+        assert!(matches!(open(&dir, "a"), Err(IndexError::Corrupt { .. })));
+        std::fs::write(dir.join("current"), "../../etc").unwrap();
+        assert!(matches!(open(&dir, "a"), Err(IndexError::Corrupt { .. })));
+        // A rebuild recovers.
+        build(&dir, "a", src.path(), Some(&mut HashEmbedder), &mut quiet()).unwrap();
+        assert!(open(&dir, "a").is_ok());
+    }
+}

@@ -1,0 +1,169 @@
+//! The semantic channel's store: a usearch HNSW index of chunk vectors, one file per
+//! index generation, keyed by chunk id.
+//!
+//! Invariant: the file holds [`DIMENSIONS`]-d `f32` vectors under the cosine metric, and
+//! a key is the `chunk_id` of the chunk its vector was embedded from.
+//! Invariant: a file is only opened after its header says 384 dimensions and its length
+//! matches the length recorded when it was written, so a truncated or foreign file is an
+//! error value rather than a crash inside the C++ library.
+
+use std::path::Path;
+
+use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
+
+use super::embed::DIMENSIONS;
+
+/// Building, writing or opening a vector file failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum VectorError {
+    #[error("{path}: {detail}")]
+    Usearch { path: String, detail: String },
+    #[error("{path}: vector file is {found} bytes, expected {expected} (truncated or replaced)")]
+    Length { path: String, found: u64, expected: u64 },
+    #[error("{path}: vectors have {found} dimensions, expected {DIMENSIONS}")]
+    Dimensions { path: String, found: u64 },
+    #[error("vector for chunk {key} has {found} dimensions, expected {DIMENSIONS}")]
+    BadVector { key: u64, found: usize },
+}
+
+fn options() -> IndexOptions {
+    // The defaults are BF16 with 256 dimensions: say what we store.
+    IndexOptions {
+        dimensions: DIMENSIONS,
+        metric: MetricKind::Cos,
+        quantization: ScalarKind::F32,
+        connectivity: 16,
+        expansion_add: 128,
+        expansion_search: 64,
+        multi: false,
+    }
+}
+
+fn usearch_err<E: std::fmt::Display>(path: &Path) -> impl Fn(E) -> VectorError + '_ {
+    move |e| VectorError::Usearch { path: path.display().to_string(), detail: e.to_string() }
+}
+
+/// Builds an index over `vectors` (`(chunk_id, vector)`) and saves it to `path`; returns
+/// the file's length (to be recorded and checked by [`VectorIndex::open`]).
+pub fn write(path: &Path, vectors: &[(u64, &[f32])]) -> Result<u64, VectorError> {
+    if let Some((key, v)) = vectors.iter().find(|(_, v)| v.len() != DIMENSIONS) {
+        return Err(VectorError::BadVector { key: *key, found: v.len() });
+    }
+    let err = usearch_err(path);
+    let index = Index::new(&options()).map_err(&err)?;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
+    index.reserve_capacity_and_threads(vectors.len().max(1), threads).map_err(&err)?;
+    let failure = std::sync::Mutex::new(None);
+    std::thread::scope(|scope| {
+        for part in vectors.chunks(vectors.len().div_ceil(threads).max(1)) {
+            let (index, failure) = (&index, &failure);
+            scope.spawn(move || {
+                for (key, vector) in part {
+                    if let Err(e) = index.add(*key, vector) {
+                        *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.to_string());
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    if let Some(detail) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(VectorError::Usearch { path: path.display().to_string(), detail });
+    }
+    let path_str = path
+        .to_str()
+        .ok_or_else(|| VectorError::Usearch { path: path.display().to_string(), detail: "path is not UTF-8".into() })?;
+    index.save(path_str).map_err(&err)?;
+    Ok(std::fs::metadata(path).map(|m| m.len()).unwrap_or(0))
+}
+
+/// An open (memory-mapped) vector index.
+pub struct VectorIndex {
+    index: Index,
+}
+
+impl VectorIndex {
+    pub fn open(path: &Path, expected_len: u64) -> Result<VectorIndex, VectorError> {
+        let shown = path.display().to_string();
+        let found = std::fs::metadata(path)
+            .map_err(|e| VectorError::Usearch { path: shown.clone(), detail: e.to_string() })?
+            .len();
+        if found != expected_len {
+            return Err(VectorError::Length { path: shown, found, expected: expected_len });
+        }
+        let path_str = path
+            .to_str()
+            .ok_or_else(|| VectorError::Usearch { path: shown.clone(), detail: "path is not UTF-8".into() })?;
+        let err = usearch_err(path);
+        let meta = Index::metadata(path_str).map_err(&err)?;
+        if meta.dimensions != DIMENSIONS as u64 {
+            return Err(VectorError::Dimensions { path: shown, found: meta.dimensions });
+        }
+        let index = Index::new(&options()).map_err(&err)?;
+        index.view(path_str).map_err(&err)?;
+        Ok(VectorIndex { index })
+    }
+
+    /// The `limit` nearest chunks: `(chunk_id, cosine similarity)`, best first.
+    pub fn search(&self, query: &[f32], limit: usize) -> Result<Vec<(u64, f32)>, VectorError> {
+        if query.len() != DIMENSIONS {
+            return Err(VectorError::BadVector { key: 0, found: query.len() });
+        }
+        if limit == 0 || self.index.size() == 0 {
+            return Ok(Vec::new());
+        }
+        let matches = self
+            .index
+            .search(query, limit)
+            .map_err(|e| VectorError::Usearch { path: "(search)".into(), detail: e.to_string() })?;
+        Ok(matches.keys.into_iter().zip(matches.distances).map(|(k, d)| (k, 1.0 - d)).collect())
+    }
+
+    pub fn len(&self) -> usize {
+        self.index.size()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::embed::{Embedder, HashEmbedder};
+
+    #[test]
+    fn write_open_search_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.usearch");
+        let texts = ["spawn entity world", "cosine similarity of vectors", "parse a number"];
+        let vectors = HashEmbedder.embed(&texts).unwrap();
+        let keyed: Vec<(u64, &[f32])> =
+            vectors.iter().enumerate().map(|(i, v)| (i as u64 + 10, v.as_slice())).collect();
+        let len = write(&path, &keyed).unwrap();
+        let index = VectorIndex::open(&path, len).unwrap();
+        assert_eq!(index.len(), 3);
+        let hits = index.search(&vectors[1], 2).unwrap();
+        assert_eq!(hits[0].0, 11);
+        assert!((hits[0].1 - 1.0).abs() < 1e-4);
+    }
+
+    #[test]
+    fn truncated_or_garbage_file_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.usearch");
+        std::fs::write(&path, b"not a usearch file at all").unwrap();
+        assert!(VectorIndex::open(&path, 25).is_err());
+        assert!(matches!(VectorIndex::open(&path, 99), Err(VectorError::Length { .. })));
+        assert!(VectorIndex::open(&dir.path().join("missing"), 0).is_err());
+    }
+
+    #[test]
+    fn wrong_dimensions_are_rejected() {
+        let dir = tempfile::tempdir().unwrap();
+        let short = [0.5f32; 3];
+        assert!(matches!(write(&dir.path().join("v"), &[(1, &short[..])]), Err(VectorError::BadVector { .. })));
+    }
+}
