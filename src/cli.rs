@@ -82,14 +82,26 @@ pub enum RepoCommand {
 #[derive(Debug, Args)]
 pub struct ScryArgs {
     /// What to look for: words, identifiers (spawn_entity), or a description
-    #[arg(required_unless_present = "detail")]
+    #[arg(required_unless_present_any = ["detail", "useful", "not_useful"])]
     pub query: Option<String>,
     /// Repos to search (id or alias; repeatable) [default: the registered repo containing the current directory]
     #[arg(long = "repo", value_name = "ID")]
     pub repos: Vec<String>,
-    /// Search every indexed repo
-    #[arg(long, conflicts_with = "repos")]
+    /// Search every indexed repo, through the same path as routing (for comparison)
+    #[arg(long, visible_alias = "all-repos", conflicts_with = "repos")]
     pub all: bool,
+    /// The project the query comes from [default: the registered repo containing the current directory]
+    #[arg(long, value_name = "ID")]
+    pub project: Option<String>,
+    /// Also print why each repo was or was not searched
+    #[arg(long)]
+    pub explain_route: bool,
+    /// Record that result RANK of query QUERY_ID was useful (its route gains weight)
+    #[arg(long, num_args = 2, value_names = ["QUERY_ID", "RANK"], conflicts_with_all = ["query", "repos", "all", "detail"])]
+    pub useful: Option<Vec<String>>,
+    /// Record that result RANK of query QUERY_ID was not useful (its route loses weight)
+    #[arg(long, num_args = 2, value_names = ["QUERY_ID", "RANK"], conflicts_with_all = ["query", "repos", "all", "detail", "useful"])]
+    pub not_useful: Option<Vec<String>>,
     /// Number of results
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub limit: usize,

@@ -6,29 +6,84 @@ use anyhow::Context;
 
 use super::{Invocation, exit};
 use crate::cli::ScryArgs;
-use crate::event::log::EventLog;
+use std::collections::BTreeSet;
+
+use crate::event::log::{EventLog, NewEvent};
+use crate::graph::store as graph_store;
 use crate::repo;
+use crate::scry::route::{self, Mode, RouteOptions};
 use crate::scry::{self, Detail};
 use crate::search::fuse::ChannelScore;
 use crate::search::{Channels, Hit, SearchRequest, Searcher};
 
 pub fn run(ctx: &mut Invocation, args: ScryArgs) -> anyhow::Result<u8> {
     if let Some(detail) = &args.detail {
-        let [query_id, rank] = detail.as_slice() else { anyhow::bail!("--detail takes QUERY_ID RANK") };
-        let rank: usize =
-            rank.parse().map_err(|_| anyhow::anyhow!("rank '{rank}' is not a number (ranks start at 1)"))?;
+        let (query_id, rank) = query_and_rank(detail, "--detail")?;
         let detail = scry::detail(&ctx.home, query_id, rank)?;
         print_detail(ctx, &detail)?;
         return Ok(exit::OK);
     }
-    let query = args.query.unwrap_or_default();
+    if let Some(given) = args.useful.as_ref().or(args.not_useful.as_ref()) {
+        let (query_id, rank) = query_and_rank(given, if args.useful.is_some() { "--useful" } else { "--not-useful" })?;
+        return feedback(ctx, query_id, rank, args.useful.is_some());
+    }
+    let query = args.query.clone().unwrap_or_default();
     if args.limit == 0 {
         anyhow::bail!("--limit must be at least 1");
     }
-    let repos = target_repos(ctx, &args.repos, args.all)?;
+    let store = ctx.open_store()?;
+    let log = EventLog::new(&store);
+    let nodes = log.nodes()?;
+    let indexed: BTreeSet<String> =
+        repo::list(&log, &ctx.home)?.into_iter().filter(|r| r.state == "indexed").map(|r| r.id).collect();
+    let project = match &args.project {
+        Some(p) => Some(repo::resolve(&nodes, p)?.id),
+        None => {
+            let cwd = std::env::current_dir().context("reading the current directory")?;
+            repo::containing(&nodes, &cwd).map(|n| n.id)
+        }
+    };
+    let mode = if args.all {
+        if indexed.is_empty() {
+            anyhow::bail!("no repo is indexed yet (run `patina repo add PATH`)");
+        }
+        Mode::All
+    } else if !args.repos.is_empty() {
+        let mut ids = Vec::new();
+        for id in &args.repos {
+            let node = repo::resolve(&nodes, id)?;
+            if !ids.contains(&node.id) {
+                ids.push(node.id);
+            }
+        }
+        Mode::Forced(ids)
+    } else if project.is_some() {
+        Mode::Graph
+    } else {
+        let cwd = std::env::current_dir().context("reading the current directory")?;
+        anyhow::bail!(
+            "{} is not inside a registered repo; pass --project ID to route from it, --repo ID, or --all",
+            cwd.display()
+        );
+    };
+    let edges = match &project {
+        Some(p) => {
+            super::graph::current_graph(&store)?;
+            graph_store::out_edges(&store, p)?
+        }
+        None => Vec::new(),
+    };
+    drop(store);
     let mut searcher = if args.lexical_only { Searcher::lexical_only(&ctx.home) } else { Searcher::new(&ctx.home) };
-    let request = SearchRequest { repos, query, limit: args.limit };
-    let result = scry::scry(&ctx.home, &mut searcher, &request).context("searching")?;
+    let route =
+        route::route(project.as_deref(), &query, &mode, &nodes, &indexed, &edges, &RouteOptions::default(), |repo| {
+            prescore(&mut searcher, repo, &query)
+        });
+    if route.searched.is_empty() {
+        let why: Vec<String> = route.skipped.iter().map(|s| format!("{}: {}", s.repo, s.reason)).collect();
+        anyhow::bail!("nothing to search ({})", why.join("; "));
+    }
+    let result = scry::scry(&ctx.home, &mut searcher, &route, &query, args.limit).context("searching")?;
     for warning in &result.result.warnings {
         eprintln!("patina: {warning}");
     }
@@ -47,8 +102,11 @@ pub fn run(ctx: &mut Invocation, args: ScryArgs) -> anyhow::Result<u8> {
             result.repos.join(", "),
             result.query_id
         )?;
+        if args.explain_route {
+            print_route(ctx, &result.route)?;
+        }
         for (i, hit) in result.result.hits.iter().enumerate() {
-            print_hit(ctx, i + 1, hit)?;
+            print_hit(ctx, i + 1, hit, result.route.reason(&hit.repo).unwrap_or(""))?;
         }
         if result.result.hits.is_empty() {
             writeln!(ctx.out, "no results")?;
@@ -57,37 +115,66 @@ pub fn run(ctx: &mut Invocation, args: ScryArgs) -> anyhow::Result<u8> {
     Ok(if result.result.hits.is_empty() { exit::NOT_FOUND } else { exit::OK })
 }
 
-/// `--repo` ids, or every indexed repo with `--all`, or the repo containing the current directory.
-fn target_repos(ctx: &Invocation, given: &[String], all: bool) -> anyhow::Result<Vec<String>> {
+/// The best lexical (BM25) score of the query in one repo: routing's cheap pre-score.
+pub fn prescore(searcher: &mut Searcher, repo: &str, query: &str) -> Option<f64> {
+    let request = SearchRequest { repos: vec![repo.to_string()], query: query.to_string(), limit: 1 };
+    let result = searcher.search_channels(&request, true, false).ok()?;
+    result.hits.first().and_then(|h| h.lexical).map(|c| c.score as f64)
+}
+
+fn query_and_rank<'a>(given: &'a [String], flag: &str) -> anyhow::Result<(&'a str, usize)> {
+    let [query_id, rank] = given else { anyhow::bail!("{flag} takes QUERY_ID RANK") };
+    let rank: usize = rank.parse().map_err(|_| anyhow::anyhow!("rank '{rank}' is not a number (ranks start at 1)"))?;
+    Ok((query_id, rank))
+}
+
+fn feedback(ctx: &mut Invocation, query_id: &str, rank: usize, useful: bool) -> anyhow::Result<u8> {
+    let stored = scry::stored_query(&ctx.home, query_id)?;
+    let hit = rank.checked_sub(1).and_then(|i| stored.hits.get(i)).ok_or_else(|| {
+        anyhow::anyhow!(
+            "query {query_id} has {} results; rank {rank} is not one of them (ranks start at 1)",
+            stored.hits.len()
+        )
+    })?;
     let store = ctx.open_store()?;
-    let log = EventLog::new(&store);
-    let nodes = log.nodes()?;
-    if all {
-        let indexed: Vec<String> =
-            repo::list(&log, &ctx.home)?.into_iter().filter(|r| r.state == "indexed").map(|r| r.id).collect();
-        if indexed.is_empty() {
-            anyhow::bail!("no repo is indexed yet (run `patina repo add PATH`)");
+    let event = crate::event::Event::RouteFeedback(crate::event::RouteFeedback {
+        query_id: query_id.to_string(),
+        project: stored.project.clone(),
+        repo: hit.repo.clone(),
+        rank: rank as u32,
+        useful,
+    });
+    let report = EventLog::new(&store).append([NewEvent::new(crate::event::Source::Cli, event)])?;
+    super::graph::refresh_after_write(&store)?;
+    let value = serde_json::json!({
+        "query_id": query_id, "rank": rank, "repo": hit.repo, "project": stored.project, "useful": useful,
+        "seq": report.appended.first(),
+    });
+    if ctx.json {
+        ctx.out.json(&value)?;
+    } else {
+        match report.appended.first() {
+            Some(seq) => writeln!(
+                ctx.out,
+                "recorded: result {rank} of {query_id} ({}) was {}useful (event #{seq})",
+                hit.repo,
+                if useful { "" } else { "not " }
+            )?,
+            None => writeln!(ctx.out, "already recorded (nothing appended)")?,
         }
-        return Ok(indexed);
     }
-    if !given.is_empty() {
-        let mut ids = Vec::new();
-        for id in given {
-            let node = repo::resolve(&nodes, id)?;
-            if !ids.contains(&node.id) {
-                ids.push(node.id);
-            }
-        }
-        return Ok(ids);
+    Ok(exit::OK)
+}
+
+fn print_route(ctx: &mut Invocation, route: &route::Route) -> anyhow::Result<()> {
+    writeln!(ctx.out, "route from {}:", route.project.as_deref().unwrap_or("(no project)"))?;
+    for r in &route.searched {
+        writeln!(ctx.out, "  searched  {:<28} ×{:.2}  {}", r.repo, r.factor, r.reason)?;
     }
-    let cwd = std::env::current_dir().context("reading the current directory")?;
-    match repo::containing(&nodes, &cwd) {
-        Some(node) => Ok(vec![node.id]),
-        None => anyhow::bail!(
-            "{} is not inside a registered repo; pass --repo ID (or --all) to choose what to search",
-            cwd.display()
-        ),
+    for s in &route.skipped {
+        writeln!(ctx.out, "  skipped   {:<28}        {}", s.repo, s.reason)?;
     }
+    Ok(())
 }
 
 fn channel(name: &str, score: Option<ChannelScore>) -> Option<String> {
@@ -98,10 +185,15 @@ fn channels_text(lexical: Option<ChannelScore>, semantic: Option<ChannelScore>) 
     [channel("semantic", semantic), channel("lexical", lexical)].into_iter().flatten().collect::<Vec<_>>().join(" + ")
 }
 
-fn print_hit(ctx: &mut Invocation, rank: usize, hit: &Hit) -> anyhow::Result<()> {
+fn print_hit(ctx: &mut Invocation, rank: usize, hit: &Hit, route: &str) -> anyhow::Result<()> {
+    let origin = match (hit.semantic.is_some(), hit.lexical.is_some()) {
+        (true, true) => "semantic+lexical",
+        (true, false) => "semantic",
+        _ => "lexical",
+    };
     writeln!(
         ctx.out,
-        "{rank:>3}  {}  {}:{}-{}  {:.4}  {}",
+        "{rank:>3}  [{}:{origin}]  {}:{}-{}  {:.4}  {}",
         hit.repo,
         hit.path,
         hit.start_line,
@@ -110,6 +202,9 @@ fn print_hit(ctx: &mut Invocation, rank: usize, hit: &Hit) -> anyhow::Result<()>
         channels_text(hit.lexical, hit.semantic)
     )?;
     writeln!(ctx.out, "     {}", hit.summary)?;
+    if route != "local project" && !route.is_empty() {
+        writeln!(ctx.out, "     ↳ {route}")?;
+    }
     Ok(())
 }
 

@@ -8,11 +8,13 @@
 //! by the stored chunk id and verified by its content hash; it never opens a path taken
 //! from the user or from the stored query, so no id or rank can reach another file.
 
+pub mod route;
 pub mod store;
 
 use crate::home::PatinaHome;
 use crate::search::index::{self, IndexError, StoredChunk};
-use crate::search::{SearchError, SearchRequest, SearchResult, Searcher};
+use crate::search::{Hit, SearchError, SearchRequest, SearchResult, Searcher};
+use route::Route;
 use store::{QueryStore, QueryStoreError, StoredHit, StoredQuery};
 
 /// Lines of context shown before and after a chunk.
@@ -44,14 +46,35 @@ pub struct Scry {
     pub query_id: String,
     pub query: String,
     pub repos: Vec<String>,
+    /// Why each repo was (not) searched.
+    pub route: Route,
+    /// Per hit (same order as `result.hits`): why its repo was searched.
+    pub provenance: Vec<String>,
     #[serde(flatten)]
     pub result: SearchResult,
 }
 
-/// Searches and stores the results under a new query id.
-pub fn scry(home: &PatinaHome, searcher: &mut Searcher, request: &SearchRequest) -> Result<Scry, ScryError> {
-    let result = searcher.search(request)?;
+/// Searches the route's repos, weights each hit by its repo's route factor, and stores
+/// the results under a new query id.
+pub fn scry(
+    home: &PatinaHome,
+    searcher: &mut Searcher,
+    route: &Route,
+    query: &str,
+    limit: usize,
+) -> Result<Scry, ScryError> {
+    let request =
+        SearchRequest { repos: route.repos(), query: query.to_string(), limit: limit.saturating_mul(2).max(limit) };
+    let mut result = searcher.search(&request)?;
+    // Routed repos' results are weighted by how strongly (and why) they were routed.
+    for hit in &mut result.hits {
+        hit.fused_score = (hit.fused_score as f64 * route.factor(&hit.repo)) as f32;
+    }
+    result.hits.sort_by(|a, b| b.fused_score.total_cmp(&a.fused_score));
+    result.hits.truncate(limit);
+    let provenance: Vec<String> = result.hits.iter().map(|h| provenance(route, h)).collect();
     let stored = StoredQuery {
+        project: route.project.clone(),
         query: request.query.clone(),
         repos: request.repos.clone(),
         ts_ms: jiff::Timestamp::now().as_millisecond(),
@@ -71,11 +94,39 @@ pub fn scry(home: &PatinaHome, searcher: &mut Searcher, request: &SearchRequest)
                 semantic: h.semantic,
                 chunk_id: h.chunk_id,
                 chunk_hash: h.chunk_hash,
+                route: route.reason(&h.repo).unwrap_or("").to_string(),
             })
             .collect(),
     };
     let query_id = QueryStore::open(&home.scry_path())?.insert(&stored)?;
-    Ok(Scry { query_id, query: request.query.clone(), repos: request.repos.clone(), result })
+    Ok(Scry {
+        query_id,
+        query: request.query.clone(),
+        repos: request.repos.clone(),
+        route: route.clone(),
+        provenance,
+        result,
+    })
+}
+
+/// `[repo:channels] reason`: where a hit came from and why its repo was searched.
+pub fn provenance(route: &Route, hit: &Hit) -> String {
+    let channels = match (hit.semantic.is_some(), hit.lexical.is_some()) {
+        (true, true) => "semantic+lexical",
+        (true, false) => "semantic",
+        (false, true) => "lexical",
+        (false, false) => "none",
+    };
+    format!("[{}:{channels}] {}", hit.repo, route.reason(&hit.repo).unwrap_or(""))
+}
+
+/// The stored query `query_id`, for feedback.
+pub fn stored_query(home: &PatinaHome, query_id: &str) -> Result<StoredQuery, ScryError> {
+    let unknown = || ScryError::UnknownQuery { id: query_id.to_string() };
+    if store::parse_query_id(query_id).is_none() || !home.scry_path().exists() {
+        return Err(unknown());
+    }
+    QueryStore::open(&home.scry_path())?.get(query_id)?.ok_or_else(unknown)
 }
 
 /// Lines around a chunk, from its neighbouring chunks in the index.

@@ -34,10 +34,14 @@ pub struct StoredHit {
     pub semantic: Option<ChannelScore>,
     pub chunk_id: u64,
     pub chunk_hash: [u8; 32],
+    /// Why this repo was searched (`local project`, `via patina TESTS_WITH dojo, …`).
+    pub route: String,
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StoredQuery {
+    /// The project the query was routed from, if any (feedback is about its edges).
+    pub project: Option<String>,
     pub query: String,
     pub repos: Vec<String>,
     pub ts_ms: i64,
@@ -166,7 +170,8 @@ mod tests {
     fn insert_then_get() {
         let dir = tempfile::tempdir().unwrap();
         let store = QueryStore::open(&dir.path().join("scry.redb")).unwrap();
-        let query = StoredQuery { query: "spawn".into(), repos: vec!["a".into()], ts_ms: 1, hits: vec![] };
+        let query =
+            StoredQuery { project: None, query: "spawn".into(), repos: vec!["a".into()], ts_ms: 1, hits: vec![] };
         assert_eq!(store.get("q1").unwrap(), None);
         let id = store.insert(&query).unwrap();
         assert_eq!(id, "q1");

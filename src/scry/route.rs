@@ -1,0 +1,466 @@
+//! Routing: which repos a query from a project should search, and why.
+//!
+//! Graph routing reads the derived graph: the repos the project USES, LEARNS_FROM,
+//! TESTS_WITH or is a SIBLING of (direction matters), narrowed by the query's relevance to
+//! each (its registry domains and summary, and a cheap lexical pre-score in its index).
+//! A repo the query names (id or alias) is searched even without an edge; the local
+//! project is always searched first. With no edges and no named repo, only the local
+//! project is searched: never brute force.
+//!
+//! Architecture Invariant: routing is read-only and deterministic for a given graph,
+//! registry and query; every searched and every skipped repo carries its reason.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::event::{EdgeType, NodeRegistered};
+use crate::graph::Edge;
+
+/// Edge types a query may be routed along.
+pub const ROUTE_TYPES: [EdgeType; 4] = [EdgeType::Uses, EdgeType::LearnsFrom, EdgeType::TestsWith, EdgeType::Sibling];
+
+/// How to choose repos.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    /// Through the graph (the default).
+    Graph,
+    /// Every indexed repo, through the same path (for comparison).
+    All,
+    /// Exactly these repos (`--repo`, or the benchmark's oracle).
+    Forced(Vec<String>),
+}
+
+/// Routing parameters.
+#[derive(Debug, Clone)]
+pub struct RouteOptions {
+    /// At most this many repos besides the local project.
+    pub max_repos: usize,
+    /// A connected repo needs at least this query relevance (0..1) to be searched.
+    pub min_relevance: f64,
+    /// A repo without an edge is searched when its registry entry matches this much of
+    /// the query (0..1); above 1 disables it.
+    pub unconnected_relevance: f64,
+}
+
+impl Default for RouteOptions {
+    fn default() -> Self {
+        RouteOptions { max_repos: 3, min_relevance: 0.12, unconnected_relevance: 0.5 }
+    }
+}
+
+/// A repo the query is routed to.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Routed {
+    pub repo: String,
+    /// Multiplies the repo's fused result scores (1 for the local project).
+    pub factor: f64,
+    /// The routing score that chose it.
+    pub score: f64,
+    /// `via patina TESTS_WITH dojo, weight 0.98`, `named in the query`, `local project`.
+    pub reason: String,
+}
+
+/// A repo the query is not routed to, and why.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Skipped {
+    pub repo: String,
+    pub reason: String,
+}
+
+/// The route of one query.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Route {
+    pub project: Option<String>,
+    /// Invariant: the local project (when indexed) first, then by score.
+    pub searched: Vec<Routed>,
+    pub skipped: Vec<Skipped>,
+}
+
+impl Route {
+    pub fn repos(&self) -> Vec<String> {
+        self.searched.iter().map(|r| r.repo.clone()).collect()
+    }
+
+    pub fn factor(&self, repo: &str) -> f64 {
+        self.searched.iter().find(|r| r.repo == repo).map(|r| r.factor).unwrap_or(1.0)
+    }
+
+    pub fn reason(&self, repo: &str) -> Option<&str> {
+        self.searched.iter().find(|r| r.repo == repo).map(|r| r.reason.as_str())
+    }
+}
+
+const STOP: &[&str] = &[
+    "the",
+    "and",
+    "for",
+    "with",
+    "how",
+    "does",
+    "what",
+    "that",
+    "this",
+    "from",
+    "into",
+    "about",
+    "handle",
+    "handles",
+    "use",
+    "uses",
+    "using",
+    "implementation",
+    "implement",
+    "when",
+    "where",
+    "which",
+    "why",
+    "its",
+    "are",
+    "our",
+];
+
+/// Lower-cased content words of a text (letters and digits; `c`, `go` kept as domains).
+pub fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric() && c != '+' && c != '#')
+        .map(str::to_lowercase)
+        .filter(|w| !w.is_empty() && !STOP.contains(&w.as_str()))
+        .collect()
+}
+
+fn contains_phrase(query_lower: &str, phrase: &str) -> bool {
+    let phrase = phrase.to_lowercase();
+    if phrase.len() < 2 {
+        return false;
+    }
+    let bytes = query_lower.as_bytes();
+    let mut from = 0;
+    while let Some(at) = query_lower[from..].find(&phrase) {
+        let start = from + at;
+        let end = start + phrase.len();
+        let before = start == 0 || !bytes[start - 1].is_ascii_alphanumeric();
+        let after = end >= bytes.len() || !bytes[end].is_ascii_alphanumeric();
+        if before && after {
+            return true;
+        }
+        from = start + 1;
+    }
+    false
+}
+
+/// Whether the query names the node (id, alias, `owner/name`, or the id's spaced form).
+pub fn names(query: &str, node: &NodeRegistered) -> bool {
+    let q = query.to_lowercase();
+    let mut terms: Vec<String> = vec![node.id.clone(), node.id.replace(['-', '_'], " ")];
+    for alias in &node.aliases {
+        terms.push(alias.clone());
+        if let Some((_, name)) = alias.split_once('/')
+            && name.eq_ignore_ascii_case(&node.id)
+        {
+            terms.push(name.to_string());
+        }
+    }
+    terms.iter().any(|t| contains_phrase(&q, t))
+}
+
+/// How much of the query the node's registry entry (domains, summary, aliases) covers, 0..1.
+pub fn topical(query_words: &[String], node: &NodeRegistered) -> f64 {
+    if query_words.is_empty() {
+        return 0.0;
+    }
+    let mut hay: BTreeSet<String> = node.domains.iter().map(|d| d.to_lowercase()).collect();
+    hay.extend(words(node.summary.as_deref().unwrap_or("")));
+    for alias in &node.aliases {
+        hay.extend(words(alias));
+    }
+    hay.extend(words(&node.id));
+    let hits = query_words.iter().filter(|w| hay.contains(*w) || hay.iter().any(|h| stem_eq(h, w))).count();
+    hits as f64 / query_words.len() as f64
+}
+
+/// A crude stem: `parser`, `parsing`, `parse` → `pars`; `games` → `gam`.
+fn stem(word: &str) -> &str {
+    for suffix in ["ations", "ation", "ings", "ing", "ers", "er", "ed", "es", "s", "e"] {
+        if let Some(stripped) = word.strip_suffix(suffix)
+            && stripped.len() >= 3
+        {
+            return stripped;
+        }
+    }
+    word
+}
+
+fn stem_eq(a: &str, b: &str) -> bool {
+    stem(a) == stem(b)
+}
+
+/// Chooses the repos to search.
+///
+/// `indexed`: repos that have an index. `edges`: the project's out-edges. `prescore`:
+/// a cheap lexical pre-score of the query in a repo (its best BM25 score), if available.
+pub fn route(
+    project: Option<&str>,
+    query: &str,
+    mode: &Mode,
+    nodes: &BTreeMap<String, NodeRegistered>,
+    indexed: &BTreeSet<String>,
+    edges: &[Edge],
+    options: &RouteOptions,
+    mut prescore: impl FnMut(&str) -> Option<f64>,
+) -> Route {
+    let mut searched = Vec::new();
+    let mut skipped = Vec::new();
+    if let Some(p) = project {
+        if indexed.contains(p) {
+            searched.push(Routed {
+                repo: p.to_string(),
+                factor: 1.0,
+                score: f64::INFINITY,
+                reason: "local project".into(),
+            });
+        } else {
+            skipped
+                .push(Skipped { repo: p.to_string(), reason: "local project, not indexed (patina repo add)".into() });
+        }
+    }
+    let others: Vec<&String> = indexed.iter().filter(|r| Some(r.as_str()) != project).collect();
+    match mode {
+        Mode::All => {
+            for r in others {
+                searched.push(Routed {
+                    repo: r.clone(),
+                    factor: 1.0,
+                    score: 0.0,
+                    reason: "all repos (--all-repos)".into(),
+                });
+            }
+            return Route { project: project.map(str::to_string), searched, skipped };
+        }
+        Mode::Forced(repos) => {
+            searched.retain(|s| repos.contains(&s.repo));
+            for r in repos {
+                if searched.iter().any(|s| &s.repo == r) {
+                    continue;
+                }
+                if indexed.contains(r) {
+                    searched.push(Routed {
+                        repo: r.clone(),
+                        factor: 1.0,
+                        score: 0.0,
+                        reason: "chosen (--repo)".into(),
+                    });
+                } else {
+                    skipped.push(Skipped { repo: r.clone(), reason: "not indexed".into() });
+                }
+            }
+            return Route { project: project.map(str::to_string), searched, skipped };
+        }
+        Mode::Graph => {}
+    }
+
+    // The project's routable edges, strongest per repo.
+    let mut best_edge: BTreeMap<&str, &Edge> = BTreeMap::new();
+    for e in edges.iter().filter(|e| ROUTE_TYPES.contains(&e.edge_type) && Some(e.from.as_str()) == project) {
+        let entry = best_edge.entry(e.to.as_str()).or_insert(e);
+        if e.weight > entry.weight {
+            *entry = e;
+        }
+    }
+    let query_words = words(query);
+    let named: Vec<&String> =
+        others.iter().copied().filter(|r| nodes.get(*r).is_some_and(|n| names(query, n))).collect();
+    if !named.is_empty() {
+        for r in &named {
+            let reason = match best_edge.get(r.as_str()) {
+                Some(e) => {
+                    format!("named in the query; via {} {} {}, weight {:.2}", e.from, e.edge_type, e.to, e.weight)
+                }
+                None => "named in the query (no edge from the project)".to_string(),
+            };
+            let factor = best_edge.get(r.as_str()).map(|e| 0.75 + 0.25 * e.weight).unwrap_or(0.75);
+            searched.push(Routed { repo: (*r).clone(), factor, score: 1.0, reason });
+        }
+        for r in others.iter().filter(|r| !named.contains(r)) {
+            skipped.push(Skipped { repo: (*r).clone(), reason: "the query names other repos".into() });
+        }
+        return Route { project: project.map(str::to_string), searched, skipped };
+    }
+
+    // Relevance: registry topicality and the lexical pre-score (normalised over candidates).
+    let candidates: Vec<&String> = others
+        .iter()
+        .copied()
+        .filter(|r| {
+            best_edge.contains_key(r.as_str())
+                || nodes.get(*r).is_some_and(|n| topical(&query_words, n) >= options.unconnected_relevance)
+        })
+        .collect();
+    let raw: Vec<(String, f64)> = candidates.iter().map(|r| ((*r).clone(), prescore(r).unwrap_or(0.0))).collect();
+    let max_raw = raw.iter().map(|(_, s)| *s).fold(0.0f64, f64::max);
+    let mut scored: Vec<(f64, f64, String, String)> = Vec::new();
+    for (r, raw_score) in raw {
+        let topic = nodes.get(&r).map(|n| topical(&query_words, n)).unwrap_or(0.0);
+        let lexical = if max_raw > 0.0 { raw_score / max_raw } else { 0.0 };
+        let relevance = 0.6 * topic + 0.4 * lexical;
+        match best_edge.get(r.as_str()) {
+            Some(e) => {
+                if relevance < options.min_relevance {
+                    skipped.push(Skipped {
+                        repo: r.clone(),
+                        reason: format!(
+                            "connected ({} {:.2}) but not relevant to the query (relevance {relevance:.2} < {:.2})",
+                            e.edge_type, e.weight, options.min_relevance
+                        ),
+                    });
+                    continue;
+                }
+                let score = e.weight * (0.25 + relevance);
+                let reason = format!(
+                    "via {} {} {}, weight {:.2}; relevance {relevance:.2}",
+                    e.from, e.edge_type, e.to, e.weight
+                );
+                scored.push((score, 0.5 + 0.5 * e.weight, r, reason));
+            }
+            None => {
+                let score = 0.5 * relevance;
+                let reason =
+                    format!("query matches its registry entry (relevance {relevance:.2}; no edge from the project)");
+                scored.push((score, 0.5 + 0.25 * relevance, r, reason));
+            }
+        }
+    }
+    scored.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal).then(a.2.cmp(&b.2)));
+    for (i, (score, factor, r, reason)) in scored.into_iter().enumerate() {
+        if i < options.max_repos {
+            searched.push(Routed { repo: r, factor, score, reason });
+        } else {
+            skipped.push(Skipped {
+                repo: r,
+                reason: format!("ranked below the top {} (score {score:.2})", options.max_repos),
+            });
+        }
+    }
+    for r in others {
+        if !searched.iter().any(|s| &s.repo == r) && !skipped.iter().any(|s| &s.repo == r) {
+            skipped.push(Skipped {
+                repo: r.clone(),
+                reason: match project {
+                    Some(p) => format!("no edge from {p} and the query does not name or describe it"),
+                    None => "no project to route from".into(),
+                },
+            });
+        }
+    }
+    Route { project: project.map(str::to_string), searched, skipped }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::NodeKind;
+    use crate::graph::derive::{Edge, Firing};
+
+    fn node(id: &str, domains: &[&str], summary: &str, aliases: &[&str]) -> NodeRegistered {
+        NodeRegistered {
+            id: id.into(),
+            kind: NodeKind::Reference,
+            path: None,
+            domains: domains.iter().map(|s| s.to_string()).collect(),
+            summary: Some(summary.into()),
+            aliases: aliases.iter().map(|s| s.to_string()).collect(),
+            packages: vec![],
+        }
+    }
+
+    fn edge(to: &str, t: EdgeType, w: f64) -> Edge {
+        Edge {
+            from: "patina".into(),
+            edge_type: t,
+            to: to.into(),
+            weight: w,
+            firings: vec![Firing { rule: "x".into(), term: w, detail: String::new(), units: vec![] }],
+            feedback: None,
+        }
+    }
+
+    fn world() -> (BTreeMap<String, NodeRegistered>, BTreeSet<String>, Vec<Edge>) {
+        let nodes: BTreeMap<String, NodeRegistered> = [
+            node("patina", &["rust"], "Context orchestration", &[]),
+            node(
+                "dojo",
+                &["cairo", "rust", "starknet"],
+                "Provable game engine / ECS framework for Starknet",
+                &["dojoengine/dojo"],
+            ),
+            node("SDL", &["c"], "Simple DirectMedia Layer: windowing, input, audio", &["libsdl-org/SDL"]),
+            node("livestore", &["typescript"], "Event-sourced local-first state management with reactive SQLite", &[]),
+            node("opencode", &["typescript"], "Open-source terminal AI coding agent", &["sst/opencode"]),
+            node("scryer-prolog", &["rust", "prolog"], "ISO Prolog system written in Rust", &[]),
+        ]
+        .into_iter()
+        .map(|n| (n.id.clone(), n))
+        .collect();
+        let indexed = nodes.keys().cloned().collect();
+        let edges = vec![
+            edge("dojo", EdgeType::TestsWith, 0.98),
+            edge("SDL", EdgeType::TestsWith, 0.99),
+            edge("livestore", EdgeType::LearnsFrom, 0.87),
+            edge("scryer-prolog", EdgeType::Uses, 0.72),
+            Edge { edge_type: EdgeType::Domain, ..edge("opencode", EdgeType::Domain, 0.3) },
+        ];
+        (nodes, indexed, edges)
+    }
+
+    fn route_of(query: &str) -> Route {
+        let (nodes, indexed, edges) = world();
+        route(Some("patina"), query, &Mode::Graph, &nodes, &indexed, &edges, &RouteOptions::default(), |_| None)
+    }
+
+    #[test]
+    fn a_named_repo_is_searched_with_the_local_project_only() {
+        let r = route_of("how does dojo handle ECS world storage");
+        assert_eq!(r.repos(), vec!["patina", "dojo"]);
+        assert!(r.reason("dojo").unwrap().contains("via patina TESTS_WITH dojo"));
+        assert!(r.skipped.iter().any(|s| s.repo == "SDL" && s.reason.contains("names other repos")));
+    }
+
+    #[test]
+    fn connected_repos_are_narrowed_by_relevance() {
+        let r = route_of("Prolog interpreter in Rust");
+        assert_eq!(r.repos()[1], "scryer-prolog");
+        let r = route_of("TypeScript SQLite state management");
+        assert_eq!(r.repos(), vec!["patina", "livestore"], "{r:?}");
+        assert!(r.skipped.iter().any(|s| s.repo == "SDL" && s.reason.contains("not relevant")));
+    }
+
+    #[test]
+    fn domain_edges_do_not_route_but_a_strong_registry_match_may() {
+        let r = route_of("open-source terminal AI coding agent");
+        let opencode = r.searched.iter().find(|s| s.repo == "opencode").expect("strong registry match");
+        assert!(opencode.reason.contains("no edge"));
+        let r = route_of("vector database");
+        assert_eq!(r.repos(), vec!["patina"]);
+    }
+
+    #[test]
+    fn no_edges_means_local_only() {
+        let (nodes, indexed, _) = world();
+        let r = route(
+            Some("patina"),
+            "ECS world storage",
+            &Mode::Graph,
+            &nodes,
+            &indexed,
+            &[],
+            &RouteOptions::default(),
+            |_| Some(1.0),
+        );
+        assert_eq!(r.repos(), vec!["patina"]);
+    }
+
+    #[test]
+    fn words_and_stems() {
+        assert_eq!(words("How does C++ parse it?"), vec!["c++", "parse", "it"]);
+        assert!(stem_eq("parser", "parsing") && stem_eq("game", "games") && !stem_eq("rust", "runtime"));
+    }
+}
