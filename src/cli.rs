@@ -28,6 +28,8 @@ pub enum Command {
     Mother(MotherArgs),
     /// Serve the graph to an LLM agent over MCP (stdio)
     Mcp,
+    /// Benchmarks of the product itself
+    Bench(BenchArgs),
     /// Repositories: register and index them for search
     Repo(RepoArgs),
     /// Search indexed repos; prints snippets under a query id (`--detail QUERY_ID RANK` for one in full)
@@ -129,6 +131,34 @@ pub enum ModelsCommand {
     },
     /// Which model files are present and whether their SHA-256 match
     Status,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    pub command: BenchCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Does graph routing find the right repos? repo/doc recall@K, MRR, routing waste, latency
+    Retrieval {
+        /// Queryset JSON (format of cross-project-queryset.json: id, query, source_project, expected_repos, expected_docs)
+        #[arg(short = 'q', long = "queryset", value_name = "FILE")]
+        queryset: PathBuf,
+        /// Routings to compare (repeatable): graph, all, oracle [default: all three]
+        #[arg(long, value_name = "ROUTING")]
+        routing: Vec<String>,
+        /// Cut-offs for recall (comma-separated)
+        #[arg(long, value_name = "K,K", default_value = "5,10", value_delimiter = ',')]
+        k: Vec<usize>,
+        /// Use the lexical channel only (no model is loaded)
+        #[arg(long)]
+        lexical_only: bool,
+        /// Do not record the run as a bench-run event
+        #[arg(long)]
+        no_record: bool,
+    },
 }
 
 #[derive(Debug, Args)]

@@ -6,6 +6,7 @@
 //! derived from that log, including the per-repo [`search`] indexes that [`scry`] queries.
 
 pub mod app;
+pub mod bench;
 pub mod cli;
 pub mod error;
 pub mod event;

@@ -3,6 +3,7 @@
 //! API Boundary: this module, `cli` and `output` are the only ones that know about
 //! terminals, exit codes and JSON on stdout.
 
+mod bench;
 mod graph;
 mod ingest;
 mod models;
@@ -52,6 +53,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let mut ctx = Invocation { home: PatinaHome::resolve(cli.home.as_deref()), json: cli.json, out: Out::default() };
     let code = match cli.command {
         Command::Mother(args) => mother::run(&mut ctx, args.command)?,
+        Command::Bench(args) => bench::run(&mut ctx, args.command)?,
         Command::Mcp => {
             crate::mcp::serve(ctx.home.clone()).context("serving MCP")?;
             exit::OK

@@ -14,7 +14,7 @@ use crate::repo;
 use crate::scry::route::{self, Mode, RouteOptions};
 use crate::scry::{self, Detail};
 use crate::search::fuse::ChannelScore;
-use crate::search::{Channels, Hit, SearchRequest, Searcher};
+use crate::search::{Channels, Hit, Searcher};
 
 pub fn run(ctx: &mut Invocation, args: ScryArgs) -> anyhow::Result<u8> {
     if let Some(detail) = &args.detail {
@@ -77,7 +77,7 @@ pub fn run(ctx: &mut Invocation, args: ScryArgs) -> anyhow::Result<u8> {
     let mut searcher = if args.lexical_only { Searcher::lexical_only(&ctx.home) } else { Searcher::new(&ctx.home) };
     let route =
         route::route(project.as_deref(), &query, &mode, &nodes, &indexed, &edges, &RouteOptions::default(), |repo| {
-            prescore(&mut searcher, repo, &query)
+            scry::prescore(&mut searcher, repo, &query)
         });
     if route.searched.is_empty() {
         let why: Vec<String> = route.skipped.iter().map(|s| format!("{}: {}", s.repo, s.reason)).collect();
@@ -113,13 +113,6 @@ pub fn run(ctx: &mut Invocation, args: ScryArgs) -> anyhow::Result<u8> {
         }
     }
     Ok(if result.result.hits.is_empty() { exit::NOT_FOUND } else { exit::OK })
-}
-
-/// The best lexical (BM25) score of the query in one repo: routing's cheap pre-score.
-pub fn prescore(searcher: &mut Searcher, repo: &str, query: &str) -> Option<f64> {
-    let request = SearchRequest { repos: vec![repo.to_string()], query: query.to_string(), limit: 1 };
-    let result = searcher.search_channels(&request, true, false).ok()?;
-    result.hits.first().and_then(|h| h.lexical).map(|c| c.score as f64)
 }
 
 fn query_and_rank<'a>(given: &'a [String], flag: &str) -> anyhow::Result<(&'a str, usize)> {

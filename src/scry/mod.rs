@@ -63,15 +63,8 @@ pub fn scry(
     query: &str,
     limit: usize,
 ) -> Result<Scry, ScryError> {
-    let request =
-        SearchRequest { repos: route.repos(), query: query.to_string(), limit: limit.saturating_mul(2).max(limit) };
-    let mut result = searcher.search(&request)?;
-    // Routed repos' results are weighted by how strongly (and why) they were routed.
-    for hit in &mut result.hits {
-        hit.fused_score = (hit.fused_score as f64 * route.factor(&hit.repo)) as f32;
-    }
-    result.hits.sort_by(|a, b| b.fused_score.total_cmp(&a.fused_score));
-    result.hits.truncate(limit);
+    let request = SearchRequest { repos: route.repos(), query: query.to_string(), limit };
+    let result = search_routed(searcher, route, query, limit)?;
     let provenance: Vec<String> = result.hits.iter().map(|h| provenance(route, h)).collect();
     let stored = StoredQuery {
         project: route.project.clone(),
@@ -107,6 +100,32 @@ pub fn scry(
         provenance,
         result,
     })
+}
+
+/// Searches the route's repos and weights each hit by its repo's route factor: the local
+/// project's hits count in full, a routed repo's by how strongly it was routed.
+pub fn search_routed(
+    searcher: &mut Searcher,
+    route: &Route,
+    query: &str,
+    limit: usize,
+) -> Result<SearchResult, SearchError> {
+    let request =
+        SearchRequest { repos: route.repos(), query: query.to_string(), limit: limit.saturating_mul(2).max(limit) };
+    let mut result = searcher.search(&request)?;
+    for hit in &mut result.hits {
+        hit.fused_score = (hit.fused_score as f64 * route.factor(&hit.repo)) as f32;
+    }
+    result.hits.sort_by(|a, b| b.fused_score.total_cmp(&a.fused_score).then_with(|| a.repo.cmp(&b.repo)));
+    result.hits.truncate(limit);
+    Ok(result)
+}
+
+/// The best lexical (BM25) score of the query in one repo: routing's cheap pre-score.
+pub fn prescore(searcher: &mut Searcher, repo: &str, query: &str) -> Option<f64> {
+    let request = SearchRequest { repos: vec![repo.to_string()], query: query.to_string(), limit: 1 };
+    let result = searcher.search_channels(&request, true, false).ok()?;
+    result.hits.first().and_then(|h| h.lexical).map(|c| c.score as f64)
 }
 
 /// `[repo:channels] reason`: where a hit came from and why its repo was searched.
@@ -222,9 +241,19 @@ mod tests {
         std::fs::write(repo.path().join("lib.rs"), text).unwrap();
         index::build(&home.repo_dir("r"), "r", repo.path(), Some(&mut HashEmbedder), &mut |_, _, _| {}).unwrap();
         let mut searcher = Searcher::with_embedder(&home, Some(Box::new(HashEmbedder)));
-        let request = SearchRequest { repos: vec!["r".into()], query: "spawn_entity".into(), limit: 3 };
-        let result = scry(&home, &mut searcher, &request).unwrap();
+        let route = route::Route {
+            project: None,
+            searched: vec![route::Routed {
+                repo: "r".into(),
+                factor: 1.0,
+                score: 0.0,
+                reason: "chosen (--repo)".into(),
+            }],
+            skipped: vec![],
+        };
+        let result = scry(&home, &mut searcher, &route, "spawn_entity", 3).unwrap();
         assert_eq!(result.query_id, "q1");
+        assert_eq!(result.provenance[0], "[r:semantic+lexical] chosen (--repo)");
         assert_eq!(result.result.hits[0].start_line, 6);
 
         let detail = detail(&home, "q1", 1).unwrap();

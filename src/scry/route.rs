@@ -53,7 +53,9 @@ impl Default for RouteOptions {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Routed {
     pub repo: String,
-    /// Multiplies the repo's fused result scores (1 for the local project).
+    /// Multiplies the repo's fused result scores: 1 for the local project and for repos the
+    /// query names, 0.9 + 0.1 · edge weight for graph-routed repos, less without an edge.
+    /// Fused (RRF) scores are close together, so even these factors reorder results.
     pub factor: f64,
     /// The routing score that chose it.
     pub score: f64,
@@ -277,7 +279,8 @@ pub fn route(
                 }
                 None => "named in the query (no edge from the project)".to_string(),
             };
-            let factor = best_edge.get(r.as_str()).map(|e| 0.75 + 0.25 * e.weight).unwrap_or(0.75);
+            // The user named it: its results count in full.
+            let factor = 1.0;
             searched.push(Routed { repo: (*r).clone(), factor, score: 1.0, reason });
         }
         for r in others.iter().filter(|r| !named.contains(r)) {
@@ -319,13 +322,13 @@ pub fn route(
                     "via {} {} {}, weight {:.2}; relevance {relevance:.2}",
                     e.from, e.edge_type, e.to, e.weight
                 );
-                scored.push((score, 0.5 + 0.5 * e.weight, r, reason));
+                scored.push((score, 0.9 + 0.1 * e.weight, r, reason));
             }
             None => {
                 let score = 0.5 * relevance;
                 let reason =
                     format!("query matches its registry entry (relevance {relevance:.2}; no edge from the project)");
-                scored.push((score, 0.5 + 0.25 * relevance, r, reason));
+                scored.push((score, 0.85 + 0.1 * relevance, r, reason));
             }
         }
     }

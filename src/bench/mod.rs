@@ -1,0 +1,4 @@
+//! Benchmarks that are product features (`patina bench …`), as opposed to the developer
+//! benchmarks under `benches/`.
+
+pub mod retrieval;
