@@ -20,6 +20,9 @@ fn example_world() -> Home {
         "--project",
         "atlas",
     ]);
+    for repo in ["atlas", "ecsdemo", "vectorlite", "quickparse"] {
+        home.ok(&["repo", "add", repo, "--lexical-only"]);
+    }
     home
 }
 
@@ -42,12 +45,28 @@ fn official_python_client_uses_every_tool() {
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     println!("{report}");
     let tools: Vec<&str> = report["tools"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
-    for tool in ["context", "explain_edge", "graph_neighbors", "graph_path", "graph_stats", "link", "unlink"] {
+    for tool in [
+        "context",
+        "explain_edge",
+        "feedback",
+        "graph_neighbors",
+        "graph_path",
+        "graph_stats",
+        "link",
+        "scry",
+        "scry_detail",
+        "unlink",
+    ] {
         assert!(tools.contains(&tool), "{tool} missing from {tools:?}");
     }
     // The agent's link and unlink are in the log, from MCP.
     let links = home.json(&["mother", "log", "--kind", "link-added"]);
     assert_eq!(links[0]["source"]["type"], "mcp");
+    // Snippets are a fraction of the full content they point to.
+    assert!(report["scry_bytes"].as_u64().unwrap() < report["full_content_bytes"].as_u64().unwrap());
+    let feedback = home.json(&["mother", "log", "--kind", "route-feedback"]);
+    assert_eq!(feedback[0]["source"]["type"], "mcp");
+    assert_eq!(feedback[0]["payload"]["repo"], "vectorlite");
 }
 
 #[test]

@@ -74,6 +74,40 @@ async def main(patina, home):
             unl = json.loads(text_of(await session.call_tool("unlink", {"from": "atlas", "type": "USES", "to": "ecsdemo"})))
             assert unl["seq"] is not None, unl
 
+            # Routed search: snippets, then one in full, then feedback.
+            sc = await session.call_tool("scry", {"query": "cosine similarity of two vectors", "project": "atlas", "limit": 8})
+            snip = text_of(sc)
+            assert not is_error(sc), snip
+            assert "vectorlite/distance.py" in snip and "route: via atlas" in snip and "[vectorlite:" in snip, snip
+            qid = snip.split()[1]
+            assert qid.startswith("q"), snip
+            n_results = sum(1 for line in snip.splitlines() if line[:1].isdigit())
+            full = ""
+            for rank in range(1, n_results + 1):
+                d = await session.call_tool("scry_detail", {"query_id": qid, "rank": rank})
+                assert not is_error(d), text_of(d)
+                full += text_of(d)
+            assert "def cosine_similarity" in full, full[:500]
+            report["scry_bytes"] = len(snip.encode())
+            report["scry_tokens_approx"] = len(snip) // 4
+            report["full_content_bytes"] = len(full.encode())
+            report["full_content_tokens_approx"] = len(full) // 4
+            report["scry_results"] = n_results
+            tiny = text_of(await session.call_tool("scry", {"query": "vector index search", "project": "atlas", "max_tokens": 100}))
+            assert "omitted" in tiny, tiny
+            fb = json.loads(text_of(await session.call_tool("feedback", {"query_id": qid, "rank": 1, "useful": True})))
+            assert fb["recorded"] is True and fb["project"] == "atlas", fb
+            bad_q = await session.call_tool("scry_detail", {"query_id": "q9999", "rank": 1})
+            assert is_error(bad_q) and "unknown query id" in text_of(bad_q)
+            scry_samples = []
+            for _ in range(50):
+                start = time.perf_counter()
+                r = await session.call_tool("scry", {"query": "parser combinator identifiers", "project": "atlas"})
+                scry_samples.append((time.perf_counter() - start) * 1000)
+                assert not is_error(r), text_of(r)
+            scry_samples.sort()
+            report["scry_latency_ms"] = {"p50": scry_samples[25], "p95": scry_samples[47]}
+
             # Errors are tool errors with clear messages; the server survives them.
             bad = await session.call_tool("graph_neighbors", {"id": "nope"})
             assert is_error(bad) and "unknown node 'nope'" in text_of(bad), text_of(bad)

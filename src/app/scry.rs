@@ -6,12 +6,7 @@ use anyhow::Context;
 
 use super::{Invocation, exit};
 use crate::cli::ScryArgs;
-use std::collections::BTreeSet;
-
-use crate::event::log::{EventLog, NewEvent};
-use crate::graph::store as graph_store;
-use crate::repo;
-use crate::scry::route::{self, Mode, RouteOptions};
+use crate::scry::route;
 use crate::scry::{self, Detail};
 use crate::search::fuse::ChannelScore;
 use crate::search::{Channels, Hit, Searcher};
@@ -31,58 +26,12 @@ pub fn run(ctx: &mut Invocation, args: ScryArgs) -> anyhow::Result<u8> {
     if args.limit == 0 {
         anyhow::bail!("--limit must be at least 1");
     }
-    let store = ctx.open_store()?;
-    let log = EventLog::new(&store);
-    let nodes = log.nodes()?;
-    let indexed: BTreeSet<String> =
-        repo::list(&log, &ctx.home)?.into_iter().filter(|r| r.state == "indexed").map(|r| r.id).collect();
-    let project = match &args.project {
-        Some(p) => Some(repo::resolve(&nodes, p)?.id),
-        None => {
-            let cwd = std::env::current_dir().context("reading the current directory")?;
-            repo::containing(&nodes, &cwd).map(|n| n.id)
-        }
-    };
-    let mode = if args.all {
-        if indexed.is_empty() {
-            anyhow::bail!("no repo is indexed yet (run `patina repo add PATH`)");
-        }
-        Mode::All
-    } else if !args.repos.is_empty() {
-        let mut ids = Vec::new();
-        for id in &args.repos {
-            let node = repo::resolve(&nodes, id)?;
-            if !ids.contains(&node.id) {
-                ids.push(node.id);
-            }
-        }
-        Mode::Forced(ids)
-    } else if project.is_some() {
-        Mode::Graph
-    } else {
-        let cwd = std::env::current_dir().context("reading the current directory")?;
-        anyhow::bail!(
-            "{} is not inside a registered repo; pass --project ID to route from it, --repo ID, or --all",
-            cwd.display()
-        );
-    };
-    let edges = match &project {
-        Some(p) => {
-            super::graph::current_graph(&store)?;
-            graph_store::out_edges(&store, p)?
-        }
-        None => Vec::new(),
-    };
-    drop(store);
     let mut searcher = if args.lexical_only { Searcher::lexical_only(&ctx.home) } else { Searcher::new(&ctx.home) };
-    let route =
-        route::route(project.as_deref(), &query, &mode, &nodes, &indexed, &edges, &RouteOptions::default(), |repo| {
-            scry::prescore(&mut searcher, repo, &query)
-        });
-    if route.searched.is_empty() {
-        let why: Vec<String> = route.skipped.iter().map(|s| format!("{}: {}", s.repo, s.reason)).collect();
-        anyhow::bail!("nothing to search ({})", why.join("; "));
-    }
+    let cwd = std::env::current_dir().context("reading the current directory")?;
+    let choice = scry::RouteChoice { project: args.project.clone(), repos: args.repos.clone(), all: args.all };
+    let store = ctx.open_store()?;
+    let route = scry::plan(&store, &ctx.home, &mut searcher, &cwd, &choice, &query)?;
+    drop(store);
     let result = scry::scry(&ctx.home, &mut searcher, &route, &query, args.limit).context("searching")?;
     for warning in &result.result.warnings {
         eprintln!("patina: {warning}");
@@ -122,31 +71,16 @@ fn query_and_rank<'a>(given: &'a [String], flag: &str) -> anyhow::Result<(&'a st
 }
 
 fn feedback(ctx: &mut Invocation, query_id: &str, rank: usize, useful: bool) -> anyhow::Result<u8> {
-    let stored = scry::stored_query(&ctx.home, query_id)?;
-    let hit = rank.checked_sub(1).and_then(|i| stored.hits.get(i)).ok_or_else(|| {
-        anyhow::anyhow!(
-            "query {query_id} has {} results; rank {rank} is not one of them (ranks start at 1)",
-            stored.hits.len()
-        )
-    })?;
     let store = ctx.open_store()?;
-    let event = crate::event::Event::RouteFeedback(crate::event::RouteFeedback {
-        query_id: query_id.to_string(),
-        project: stored.project.clone(),
-        repo: hit.repo.clone(),
-        rank: rank as u32,
-        useful,
-    });
-    let report = EventLog::new(&store).append([NewEvent::new(crate::event::Source::Cli, event)])?;
+    let (stored, hit, seq) = scry::feedback(&store, &ctx.home, query_id, rank, useful, crate::event::Source::Cli)?;
     super::graph::refresh_after_write(&store)?;
     let value = serde_json::json!({
-        "query_id": query_id, "rank": rank, "repo": hit.repo, "project": stored.project, "useful": useful,
-        "seq": report.appended.first(),
+        "query_id": query_id, "rank": rank, "repo": hit.repo, "project": stored.project, "useful": useful, "seq": seq,
     });
     if ctx.json {
         ctx.out.json(&value)?;
     } else {
-        match report.appended.first() {
+        match seq {
             Some(seq) => writeln!(
                 ctx.out,
                 "recorded: result {rank} of {query_id} ({}) was {}useful (event #{seq})",

@@ -11,6 +11,7 @@ mod briefing;
 
 use std::future::Future;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -25,6 +26,8 @@ use crate::graph::query::{self, Direction};
 use crate::graph::{Params, store as graph_store};
 use crate::home::PatinaHome;
 use crate::mother::{self, LinkRequest, resolve_node};
+use crate::scry;
+use crate::search::Searcher;
 use crate::store::{OpenOptions, Store};
 
 /// What the agent is told when it connects.
@@ -40,6 +43,9 @@ Use `graph_neighbors`, `graph_path` and `graph_stats` to look around; `link`/`un
 pub struct PatinaServer {
     home: PatinaHome,
     cwd: PathBuf,
+    /// The searcher (and its loaded model) lives across calls; indexes are reopened each
+    /// call so `repo update` in another process is seen.
+    searcher: Arc<Mutex<Option<Searcher>>>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -143,6 +149,87 @@ pub struct LinkArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NoArgs {}
 
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ScryArgs {
+    /// What to look for: words, identifiers (spawn_entity), or a description.
+    pub query: String,
+    /// The project the question comes from [default: the registered repo containing the server's working directory]; results are routed from it through the graph.
+    pub project: Option<String>,
+    /// Search exactly these repos instead of routing.
+    pub repos: Option<Vec<String>>,
+    /// At most this many results (default 8).
+    pub limit: Option<usize>,
+    /// Keep the answer within about this many tokens (default 1200); the rest is summarised as a count.
+    pub max_tokens: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DetailArgs {
+    /// A query id returned by `scry` (e.g. q12).
+    pub query_id: String,
+    /// The result's rank in that query (1 = first).
+    pub rank: usize,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct FeedbackArgs {
+    pub query_id: String,
+    pub rank: usize,
+    /// Whether the result helped; useful results strengthen the edge that routed there.
+    pub useful: bool,
+}
+
+/// Tokens are estimated as characters / 4.
+fn approx_tokens(s: &str) -> usize {
+    s.chars().count().div_ceil(4)
+}
+
+/// The `scry` answer: snippets, best first, cut to the token budget.
+pub fn snippets(result: &scry::Scry, max_tokens: usize) -> String {
+    let mut out = format!(
+        "query {} \"{}\" searched {} ({}). Use scry_detail(query_id, rank) for a result in full.\n",
+        result.query_id,
+        result.query,
+        result.repos.join(", "),
+        match result.result.channels {
+            crate::search::Channels::Fused => "semantic + lexical",
+            crate::search::Channels::LexicalOnly => "lexical only",
+        }
+    );
+    let mut shown = 0;
+    for (i, hit) in result.result.hits.iter().enumerate() {
+        let entry = format!(
+            "{}. {} {}:{}-{} score {:.4}\n   {}\n   route: {}\n",
+            i + 1,
+            result.provenance.get(i).map(|p| p.split(']').next().unwrap_or("").to_string() + "]").unwrap_or_default(),
+            hit.path,
+            hit.start_line,
+            hit.end_line,
+            hit.fused_score,
+            hit.summary,
+            result.route.reason(&hit.repo).unwrap_or("")
+        );
+        if approx_tokens(&out) + approx_tokens(&entry) > max_tokens && shown > 0 {
+            break;
+        }
+        out.push_str(&entry);
+        shown += 1;
+    }
+    let rest = result.result.hits.len() - shown;
+    if rest > 0 {
+        out.push_str(&format!(
+            "… {rest} more results omitted to stay within {max_tokens} tokens (raise max_tokens).\n"
+        ));
+    }
+    if result.result.hits.is_empty() {
+        out.push_str("No results.\n");
+    }
+    for w in &result.result.warnings {
+        out.push_str(&format!("note: {w}\n"));
+    }
+    out
+}
+
 const MAX_ARG: usize = 4096;
 
 fn check_len(name: &str, value: &str) -> anyhow::Result<()> {
@@ -155,7 +242,7 @@ fn check_len(name: &str, value: &str) -> anyhow::Result<()> {
 #[tool_router(router = tool_router)]
 impl PatinaServer {
     pub fn new(home: PatinaHome, cwd: PathBuf) -> Self {
-        Self { home, cwd, tool_router: Self::tool_router() }
+        Self { home, cwd, searcher: Arc::new(Mutex::new(None)), tool_router: Self::tool_router() }
     }
 
     #[tool(
@@ -261,6 +348,83 @@ impl PatinaServer {
             current(&store)?;
             let max = args.max_events.unwrap_or(12).min(200);
             Ok(json(&crate::graph::explain::explain(&store, &Params::builtin(), &from, edge_type, &to, max)?))
+        })
+        .await
+    }
+
+    #[tool(
+        name = "scry",
+        description = "Search the local project and the few repos the graph routes the question to (not all repos). Returns snippets: query_id, rank, [repo:channels], path:lines, score, the route that led there, a one-line summary; bounded by max_tokens. Follow up with scry_detail."
+    )]
+    async fn scry(&self, Parameters(args): Parameters<ScryArgs>) -> Result<CallToolResult, ErrorData> {
+        let server = self.clone();
+        blocking(move || {
+            check_len("query", &args.query)?;
+            let limit = args.limit.unwrap_or(8).clamp(1, 50);
+            let max_tokens = args.max_tokens.unwrap_or(1200).clamp(100, 20_000);
+            let mut guard = server
+                .searcher
+                .lock()
+                .map_err(|_| anyhow::anyhow!("the searcher is unavailable after an earlier failure"))?;
+            let searcher = guard.get_or_insert_with(|| Searcher::new(&server.home));
+            searcher.reload();
+            let store = server.open()?;
+            let choice = scry::RouteChoice { project: args.project, repos: args.repos.unwrap_or_default(), all: false };
+            let route = scry::plan(&store, &server.home, searcher, &server.cwd, &choice, &args.query)?;
+            drop(store);
+            let result = scry::scry(&server.home, searcher, &route, &args.query, limit)?;
+            Ok(text(snippets(&result, max_tokens)))
+        })
+        .await
+    }
+
+    #[tool(
+        name = "scry_detail",
+        description = "One result of an earlier scry in full: the chunk's text with a few lines of context, served from the index."
+    )]
+    async fn scry_detail(&self, Parameters(args): Parameters<DetailArgs>) -> Result<CallToolResult, ErrorData> {
+        let server = self.clone();
+        blocking(move || {
+            check_len("query_id", &args.query_id)?;
+            let d = scry::detail(&server.home, &args.query_id, args.rank)?;
+            let mut out = format!(
+                "{} #{} {} {}:{}-{} ({})\n",
+                d.query_id, d.rank, d.hit.repo, d.hit.path, d.hit.start_line, d.hit.end_line, d.hit.language
+            );
+            if let Some(before) = &d.before {
+                out.push_str(&format!(
+                    "--- context before (lines {}-{})\n{}\n",
+                    before.start_line, before.end_line, before.text
+                ));
+            }
+            out.push_str(&format!("--- result\n{}\n", d.text));
+            if let Some(after) = &d.after {
+                out.push_str(&format!(
+                    "--- context after (lines {}-{})\n{}\n",
+                    after.start_line, after.end_line, after.text
+                ));
+            }
+            Ok(text(out))
+        })
+        .await
+    }
+
+    #[tool(
+        name = "feedback",
+        description = "Say whether result `rank` of query `query_id` was useful; the graph edge that routed there gains (or loses) weight, within bounds."
+    )]
+    async fn feedback(&self, Parameters(args): Parameters<FeedbackArgs>) -> Result<CallToolResult, ErrorData> {
+        let server = self.clone();
+        blocking(move || {
+            check_len("query_id", &args.query_id)?;
+            let store = server.open()?;
+            let (stored, hit, seq) =
+                scry::feedback(&store, &server.home, &args.query_id, args.rank, args.useful, Source::Mcp)?;
+            current(&store)?;
+            Ok(json(&serde_json::json!({
+                "query_id": args.query_id, "rank": args.rank, "repo": hit.repo, "project": stored.project,
+                "useful": args.useful, "recorded": seq.is_some(),
+            })))
         })
         .await
     }

@@ -121,6 +121,112 @@ pub fn search_routed(
     Ok(result)
 }
 
+/// Where a query should come from and go to (the CLI's and MCP's choices).
+#[derive(Debug, Clone, Default)]
+pub struct RouteChoice {
+    /// The project to route from [default: the registered repo containing `cwd`].
+    pub project: Option<String>,
+    /// Search exactly these repos (ids or aliases).
+    pub repos: Vec<String>,
+    /// Search every indexed repo.
+    pub all: bool,
+}
+
+/// Plans the route of `query`: resolves the project and repos, reads the project's edges
+/// from the (refreshed) graph and routes. Errors name what is missing.
+pub fn plan(
+    store: &crate::store::Store,
+    home: &PatinaHome,
+    searcher: &mut Searcher,
+    cwd: &std::path::Path,
+    choice: &RouteChoice,
+    query: &str,
+) -> Result<Route, crate::Error> {
+    use crate::error::InvalidInput;
+    let log = crate::event::log::EventLog::new(store);
+    let nodes = log.nodes()?;
+    let indexed: std::collections::BTreeSet<String> =
+        crate::repo::list(&log, home)?.into_iter().filter(|r| r.state == "indexed").map(|r| r.id).collect();
+    let project = match &choice.project {
+        Some(p) => Some(crate::repo::resolve(&nodes, p)?.id),
+        None => crate::repo::containing(&nodes, cwd).map(|n| n.id),
+    };
+    let mode = if choice.all {
+        if indexed.is_empty() {
+            return Err(InvalidInput::Other("no repo is indexed yet (run `patina repo add PATH`)".into()).into());
+        }
+        route::Mode::All
+    } else if !choice.repos.is_empty() {
+        let mut ids = Vec::new();
+        for id in &choice.repos {
+            let node = crate::repo::resolve(&nodes, id)?;
+            if !ids.contains(&node.id) {
+                ids.push(node.id);
+            }
+        }
+        route::Mode::Forced(ids)
+    } else if project.is_some() {
+        route::Mode::Graph
+    } else {
+        return Err(InvalidInput::Other(format!(
+            "{} is not inside a registered repo; pass a project to route from (--project ID), repos (--repo ID), or all",
+            cwd.display()
+        ))
+        .into());
+    };
+    let edges = match &project {
+        Some(p) => {
+            crate::graph::store::refresh(store, &crate::graph::Params::builtin())?;
+            crate::graph::store::out_edges(store, p)?
+        }
+        None => Vec::new(),
+    };
+    let routed = route::route(
+        project.as_deref(),
+        query,
+        &mode,
+        &nodes,
+        &indexed,
+        &edges,
+        &route::RouteOptions::default(),
+        |repo| prescore(searcher, repo, query),
+    );
+    if routed.searched.is_empty() {
+        let why: Vec<String> = routed.skipped.iter().map(|s| format!("{}: {}", s.repo, s.reason)).collect();
+        return Err(InvalidInput::Other(format!("nothing to search ({})", why.join("; "))).into());
+    }
+    Ok(routed)
+}
+
+/// Records whether result `rank` of `query_id` was useful: a `RouteFeedback` event about
+/// the query's project and the result's repo. Returns the hit and the new event's seq
+/// (`None` if the same feedback was already recorded).
+pub fn feedback(
+    store: &crate::store::Store,
+    home: &PatinaHome,
+    query_id: &str,
+    rank: usize,
+    useful: bool,
+    source: crate::event::Source,
+) -> Result<(StoredQuery, StoredHit, Option<u64>), crate::Error> {
+    let stored = stored_query(home, query_id).map_err(|e| crate::error::InvalidInput::Other(e.to_string()))?;
+    let hit = rank.checked_sub(1).and_then(|i| stored.hits.get(i)).cloned().ok_or_else(|| {
+        crate::error::InvalidInput::Other(format!(
+            "query {query_id} has {} results; rank {rank} is not one of them (ranks start at 1)",
+            stored.hits.len()
+        ))
+    })?;
+    let event = crate::event::Event::RouteFeedback(crate::event::RouteFeedback {
+        query_id: query_id.to_string(),
+        project: stored.project.clone(),
+        repo: hit.repo.clone(),
+        rank: rank as u32,
+        useful,
+    });
+    let report = crate::event::log::EventLog::new(store).append([crate::event::log::NewEvent::new(source, event)])?;
+    Ok((stored, hit, report.appended.first().copied()))
+}
+
 /// The best lexical (BM25) score of the query in one repo: routing's cheap pre-score.
 pub fn prescore(searcher: &mut Searcher, repo: &str, query: &str) -> Option<f64> {
     let request = SearchRequest { repos: vec![repo.to_string()], query: query.to_string(), limit: 1 };

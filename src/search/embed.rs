@@ -38,7 +38,7 @@ pub enum EmbedError {
 }
 
 /// Turns texts into unit vectors of [`DIMENSIONS`] floats.
-pub trait Embedder {
+pub trait Embedder: Send {
     /// Names the embedding space; vectors of different ids are never mixed.
     fn model_id(&self) -> &str;
     /// One vector per text, in order.

@@ -283,3 +283,10 @@ mod tests {
         assert!(matches!(searcher.search(&empty), Err(SearchError::EmptyQuery)));
     }
 }
+
+/// A `Searcher` moves between threads (the MCP server keeps one across tool calls).
+#[allow(dead_code)]
+fn searcher_is_send() {
+    fn send<T: Send>() {}
+    send::<Searcher>();
+}
