@@ -55,6 +55,9 @@ for repo in atlas ecsdemo vectorlite quickparse; do
 done
 run repo update ecsdemo "${index_flags[@]}"       # nothing changed: nothing re-read into chunks or embedded
 run repo list
-run scry "how alike are two directions" --all --limit 5 "${index_flags[@]}"  # a paraphrase: cosine_similarity by meaning
-run scry spawn_entity --repo ecsdemo --limit 3 "${index_flags[@]}"         # an identifier: the lexical channel
+# Routed search from atlas: the graph picks the repos, every result says why.
+run scry "how alike are two directions" --project atlas --limit 5 --explain-route "${index_flags[@]}"  # a paraphrase: by meaning
+run scry spawn_entity --repo ecsdemo --limit 3 "${index_flags[@]}"         # an identifier, in a chosen repo
 run scry --detail q2 1                                                     # q2's first result, in full, with context
+run scry --useful q1 1                                                     # feedback strengthens the route
+run bench retrieval -q tests/data/example-routing-queries.json "${index_flags[@]}"   # graph vs all vs oracle
