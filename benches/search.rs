@@ -45,11 +45,9 @@ fn quiet() -> impl FnMut(index::Phase, u64, u64) {
 }
 
 fn registry_src() -> Option<PathBuf> {
-    let base = PathBuf::from(
-        std::env::var_os("CARGO_HOME")
-            .map_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cargo"), PathBuf::from),
-    )
-    .join("registry/src");
+    let base = std::env::var_os("CARGO_HOME")
+        .map_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cargo"), PathBuf::from)
+        .join("registry/src");
     std::fs::read_dir(base).ok()?.flatten().map(|e| e.path()).find(|p| p.join("tantivy-0.27.0").is_dir())
 }
 

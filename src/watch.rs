@@ -130,7 +130,7 @@ pub enum Notice {
     Watching(Vec<WatchRoot>),
     RootGone(PathBuf),
     RootBack(PathBuf),
-    Batch(BatchReport),
+    Batch(Box<BatchReport>),
     /// A batch failed; its files stay pending and are retried.
     Retrying(String),
 }
@@ -212,7 +212,7 @@ pub fn run(
         notice(Notice::RootGone(root.path.clone()));
     }
     match catch_up(store_path, options) {
-        Ok(report) => notice(Notice::Batch(report)),
+        Ok(report) => notice(Notice::Batch(Box::new(report))),
         Err(err) => notice(Notice::Retrying(err.to_string())),
     }
 
@@ -257,7 +257,7 @@ pub fn run(
                     notice(Notice::RootBack(root.path.clone()));
                     let one = WatchOptions { roots: vec![root.clone()], ..options.clone() };
                     match catch_up(store_path, &one) {
-                        Ok(report) => notice(Notice::Batch(report)),
+                        Ok(report) => notice(Notice::Batch(Box::new(report))),
                         Err(err) => notice(Notice::Retrying(err.to_string())),
                     }
                     watched.push(root);
@@ -282,7 +282,7 @@ pub fn run(
                         first_event.get_or_insert_with(Instant::now);
                     }
                 }
-                notice(Notice::Batch(report));
+                notice(Notice::Batch(Box::new(report)));
             }
             Err(err) => {
                 notice(Notice::Retrying(err.to_string()));

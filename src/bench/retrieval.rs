@@ -237,9 +237,7 @@ pub fn run(searcher: &mut Searcher, world: &World<'_>, set: &QuerySet, routing: 
             project,
             &q.query,
             &mode,
-            world.nodes,
-            world.indexed,
-            edges,
+            route::RouteWorld { nodes: world.nodes, indexed: world.indexed, edges },
             &RouteOptions::default(),
             &mut prescore,
         );

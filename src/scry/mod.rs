@@ -185,9 +185,7 @@ pub fn plan(
         project.as_deref(),
         query,
         &mode,
-        &nodes,
-        &indexed,
-        &edges,
+        route::RouteWorld { nodes: &nodes, indexed: &indexed, edges: &edges },
         &route::RouteOptions::default(),
         |repo| prescore(searcher, repo, query),
     );

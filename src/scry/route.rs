@@ -196,20 +196,26 @@ fn stem_eq(a: &str, b: &str) -> bool {
     stem(a) == stem(b)
 }
 
-/// Chooses the repos to search.
-///
-/// `indexed`: repos that have an index. `edges`: the project's out-edges. `prescore`:
-/// a cheap lexical pre-score of the query in a repo (its best BM25 score), if available.
+/// What routing reads: the registered nodes, the repos that have an index, and the
+/// project's out-edges.
+#[derive(Debug, Clone, Copy)]
+pub struct RouteWorld<'a> {
+    pub nodes: &'a BTreeMap<String, NodeRegistered>,
+    pub indexed: &'a BTreeSet<String>,
+    pub edges: &'a [Edge],
+}
+
+/// Chooses the repos to search. `prescore` is a cheap lexical pre-score of the query in
+/// a repo (its best BM25 score), if available.
 pub fn route(
     project: Option<&str>,
     query: &str,
     mode: &Mode,
-    nodes: &BTreeMap<String, NodeRegistered>,
-    indexed: &BTreeSet<String>,
-    edges: &[Edge],
+    world: RouteWorld<'_>,
     options: &RouteOptions,
     mut prescore: impl FnMut(&str) -> Option<f64>,
 ) -> Route {
+    let RouteWorld { nodes, indexed, edges } = world;
     let mut searched = Vec::new();
     let mut skipped = Vec::new();
     if let Some(p) = project {
@@ -244,16 +250,9 @@ pub fn route(
                 if searched.iter().any(|s| &s.repo == r) {
                     continue;
                 }
-                if indexed.contains(r) {
-                    searched.push(Routed {
-                        repo: r.clone(),
-                        factor: 1.0,
-                        score: 0.0,
-                        reason: "chosen (--repo)".into(),
-                    });
-                } else {
-                    skipped.push(Skipped { repo: r.clone(), reason: "not indexed".into() });
-                }
+                // Chosen explicitly: searched even without a usable index, so the search
+                // itself says what is wrong with it (not indexed, unreadable).
+                searched.push(Routed { repo: r.clone(), factor: 1.0, score: 0.0, reason: "chosen (--repo)".into() });
             }
             return Route { project: project.map(str::to_string), searched, skipped };
         }
@@ -416,7 +415,8 @@ mod tests {
 
     fn route_of(query: &str) -> Route {
         let (nodes, indexed, edges) = world();
-        route(Some("patina"), query, &Mode::Graph, &nodes, &indexed, &edges, &RouteOptions::default(), |_| None)
+        let world = RouteWorld { nodes: &nodes, indexed: &indexed, edges: &edges };
+        route(Some("patina"), query, &Mode::Graph, world, &RouteOptions::default(), |_| None)
     }
 
     #[test]
@@ -448,16 +448,9 @@ mod tests {
     #[test]
     fn no_edges_means_local_only() {
         let (nodes, indexed, _) = world();
-        let r = route(
-            Some("patina"),
-            "ECS world storage",
-            &Mode::Graph,
-            &nodes,
-            &indexed,
-            &[],
-            &RouteOptions::default(),
-            |_| Some(1.0),
-        );
+        let world = RouteWorld { nodes: &nodes, indexed: &indexed, edges: &[] };
+        let r =
+            route(Some("patina"), "ECS world storage", &Mode::Graph, world, &RouteOptions::default(), |_| Some(1.0));
         assert_eq!(r.repos(), vec!["patina"]);
     }
 

@@ -182,7 +182,7 @@ pub fn build(
     repo_dir: &Path,
     repo: &str,
     root: &Path,
-    mut embedder: Option<&mut dyn Embedder>,
+    embedder: Option<&mut dyn Embedder>,
     progress: Progress<'_>,
 ) -> Result<BuildReport, IndexError> {
     let started = Instant::now();
@@ -277,7 +277,7 @@ pub fn build(
 
     // 2. Embed what the cache does not have, committing step by step (resumable).
     let mut vectors: Vec<Vec<f32>> = Vec::new();
-    if let Some(embedder) = embedder.as_deref_mut() {
+    if let Some(embedder) = embedder {
         let embed_started = Instant::now();
         let model_id = embedder.model_id().to_string();
         let keys: Vec<[u8; 32]> = chunks.iter().map(|c| cache_key(&model_id, &c.hash)).collect();
@@ -286,10 +286,10 @@ pub fn build(
             let txn = cache.begin_read().map_err(|e| write_err(e.to_string()))?;
             if let Ok(table) = txn.open_table(VECTORS) {
                 for key in &keys {
-                    if let Some(v) = table.get(key).map_err(|e| write_err(e.to_string()))? {
-                        if let Some(vector) = floats(v.value()) {
-                            found.insert(*key, vector);
-                        }
+                    if let Some(v) = table.get(key).map_err(|e| write_err(e.to_string()))?
+                        && let Some(vector) = floats(v.value())
+                    {
+                        found.insert(*key, vector);
                     }
                 }
             }

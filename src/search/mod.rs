@@ -241,6 +241,13 @@ pub fn search(home: &PatinaHome, request: &SearchRequest) -> Result<SearchResult
     Searcher::new(home).search(request)
 }
 
+/// A `Searcher` moves between threads (the MCP server keeps one across tool calls).
+#[allow(dead_code)]
+fn searcher_is_send() {
+    fn send<T: Send>() {}
+    send::<Searcher>();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -282,11 +289,4 @@ mod tests {
         let empty = SearchRequest { query: "  ".into(), ..request };
         assert!(matches!(searcher.search(&empty), Err(SearchError::EmptyQuery)));
     }
-}
-
-/// A `Searcher` moves between threads (the MCP server keeps one across tool calls).
-#[allow(dead_code)]
-fn searcher_is_send() {
-    fn send<T: Send>() {}
-    send::<Searcher>();
 }
