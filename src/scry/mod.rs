@@ -102,20 +102,42 @@ pub fn scry(
     })
 }
 
-/// Searches the route's repos and weights each hit by its repo's route factor: the local
-/// project's hits count in full, a routed repo's by how strongly it was routed.
+/// RRF's constant, for ranks within one repo.
+const REPO_RANK_K: f64 = 60.0;
+
+/// Searches the route's repos and merges their results fairly: raw BM25 scores are not
+/// comparable across indexes (each has its own term statistics), so each hit is scored by
+/// its rank *within its repo*, `factor / (60 + rank)`, where `factor` is the repo's route
+/// factor (1 for the local project, more for repos the query names, 0.9 + 0.1 · edge
+/// weight for graph-routed ones). The local project's best result and each routed repo's
+/// best result thus interleave near the top, ordered by how strongly they were routed.
 pub fn search_routed(
     searcher: &mut Searcher,
     route: &Route,
     query: &str,
     limit: usize,
 ) -> Result<SearchResult, SearchError> {
-    let request =
-        SearchRequest { repos: route.repos(), query: query.to_string(), limit: limit.saturating_mul(2).max(limit) };
-    let mut result = searcher.search(&request)?;
-    for hit in &mut result.hits {
-        hit.fused_score = (hit.fused_score as f64 * route.factor(&hit.repo)) as f32;
+    // Each repo answers on its own (its ranks are its own); the query is embedded once.
+    let mut merged: Option<SearchResult> = None;
+    for repo in route.repos() {
+        let request = SearchRequest { repos: vec![repo.clone()], query: query.to_string(), limit };
+        let mut result = searcher.search(&request)?;
+        for (rank, hit) in result.hits.iter_mut().enumerate() {
+            hit.fused_score = (route.factor(&hit.repo) / (REPO_RANK_K + rank as f64 + 1.0)) as f32;
+        }
+        match &mut merged {
+            None => merged = Some(result),
+            Some(all) => {
+                all.hits.extend(result.hits);
+                for w in result.warnings {
+                    if !all.warnings.contains(&w) {
+                        all.warnings.push(w);
+                    }
+                }
+            }
+        }
     }
+    let mut result = merged.ok_or(SearchError::NoRepos)?;
     result.hits.sort_by(|a, b| b.fused_score.total_cmp(&a.fused_score).then_with(|| a.repo.cmp(&b.repo)));
     result.hits.truncate(limit);
     Ok(result)

@@ -53,9 +53,11 @@ impl Default for RouteOptions {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Routed {
     pub repo: String,
-    /// Multiplies the repo's fused result scores: 1 for the local project and for repos the
-    /// query names, 0.9 + 0.1 · edge weight for graph-routed repos, less without an edge.
-    /// Fused (RRF) scores are close together, so even these factors reorder results.
+    /// Multiplies the repo's per-repo rank scores: 1 for the local project, 1.05 for repos
+    /// the query names, 0.9 + 0.05 · edge weight + 0.1 · relevance for graph-routed repos,
+    /// less without an edge. Rank scores (1 / (60 + rank)) are close together, so these
+    /// factors interleave the repos' results; a routed repo very relevant to the query can
+    /// outrank the local project.
     pub factor: f64,
     /// The routing score that chose it.
     pub score: f64,
@@ -278,8 +280,9 @@ pub fn route(
                 }
                 None => "named in the query (no edge from the project)".to_string(),
             };
-            // The user named it: its results count in full.
-            let factor = 1.0;
+            // The user asked about it by name: its results rank with, and just above, the
+            // local project's.
+            let factor = 1.05;
             searched.push(Routed { repo: (*r).clone(), factor, score: 1.0, reason });
         }
         for r in others.iter().filter(|r| !named.contains(r)) {
@@ -321,7 +324,7 @@ pub fn route(
                     "via {} {} {}, weight {:.2}; relevance {relevance:.2}",
                     e.from, e.edge_type, e.to, e.weight
                 );
-                scored.push((score, 0.9 + 0.1 * e.weight, r, reason));
+                scored.push((score, 0.9 + 0.05 * e.weight + 0.1 * relevance, r, reason));
             }
             None => {
                 let score = 0.5 * relevance;

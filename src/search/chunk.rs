@@ -88,7 +88,9 @@ pub fn language_of(path: &str) -> Option<&'static str> {
         "go" => "go",
         "c" | "h" => "c",
         "cc" | "cpp" | "cxx" | "hpp" | "hh" => "cpp",
-        "java" | "kt" | "scala" | "swift" | "cs" | "rb" | "php" | "lua" | "zig" | "cairo" | "sol" => "code",
+        "java" | "kt" | "scala" | "swift" | "cs" | "rb" | "php" | "lua" | "zig" | "cairo" | "sol" | "pl" | "pro" => {
+            "code"
+        }
         "sh" | "bash" | "zsh" => "shell",
         "md" | "markdown" | "mdx" => "markdown",
         "rst" | "txt" | "adoc" => "text",

@@ -98,6 +98,8 @@ pub struct Searcher {
     /// Why there is no embedder (reported with each result).
     no_model: Option<String>,
     open: BTreeMap<String, Generation>,
+    /// The last query's embedding: a routed search asks each repo in turn.
+    last_query: Option<(String, Vec<f32>)>,
 }
 
 impl Searcher {
@@ -117,18 +119,18 @@ impl Searcher {
                 Err(e) => (None, Some(format!("semantic search is off: {e}; results are lexical only"))),
             },
         };
-        Searcher { home: home.clone(), embedder, no_model, open: BTreeMap::new() }
+        Searcher { home: home.clone(), embedder, no_model, open: BTreeMap::new(), last_query: None }
     }
 
     /// A searcher with a given embedder (or none: lexical only).
     pub fn with_embedder(home: &PatinaHome, embedder: Option<Box<dyn Embedder>>) -> Searcher {
         let no_model = embedder.is_none().then(|| "semantic search is off; results are lexical only".to_string());
-        Searcher { home: home.clone(), embedder, no_model, open: BTreeMap::new() }
+        Searcher { home: home.clone(), embedder, no_model, open: BTreeMap::new(), last_query: None }
     }
 
     /// A searcher that was asked for the lexical channel only (says nothing about the model).
     pub fn lexical_only(home: &PatinaHome) -> Searcher {
-        Searcher { home: home.clone(), embedder: None, no_model: None, open: BTreeMap::new() }
+        Searcher { home: home.clone(), embedder: None, no_model: None, open: BTreeMap::new(), last_query: None }
     }
 
     pub fn has_model(&self) -> bool {
@@ -171,8 +173,14 @@ impl Searcher {
         let mut query_vector = None;
         if use_semantic {
             match (&mut self.embedder, &self.no_model) {
+                (Some(_), _) if self.last_query.as_ref().is_some_and(|(q, _)| *q == request.query) => {
+                    query_vector = self.last_query.as_ref().map(|(_, v)| v.clone());
+                }
                 (Some(embedder), _) => match embedder.embed(&[request.query.as_str()]) {
-                    Ok(mut v) => query_vector = v.pop(),
+                    Ok(mut v) => {
+                        query_vector = v.pop();
+                        self.last_query = query_vector.clone().map(|v| (request.query.clone(), v));
+                    }
                     Err(e) => warnings.push(format!("semantic search failed: {e}; results are lexical only")),
                 },
                 (None, Some(why)) => warnings.push(why.clone()),
