@@ -294,18 +294,31 @@ impl<'s> EventLog<'s> {
         let (Some(events), Some(live)) = (open_read(&txn, EVENTS)?, open_read(&txn, LIVE)?) else {
             return Ok(Vec::new());
         };
-        let mut seqs = Vec::new();
-        for kind in kinds {
-            seqs.extend(self.seqs(BY_KIND, kind.tag())?);
+        // One pass over the live set, then one sequential pass over the log that decodes
+        // only live events of the wanted kinds (the kind tag is the record's second byte).
+        let mut live_seqs: Vec<u64> = Vec::with_capacity(live.len()? as usize);
+        for entry in live.iter()? {
+            live_seqs.push(entry?.1.value());
         }
-        seqs.sort_unstable();
+        live_seqs.sort_unstable();
+        let tags: Vec<u8> = kinds.iter().map(|k| k.tag()).collect();
         let mut out = Vec::new();
-        for seq in seqs {
-            let Some(bytes) = events.get(seq)? else { continue };
-            let event = decode_at(seq, bytes.value())?;
-            if live.get(event.hash.0.as_slice())?.map(|s| s.value()) == Some(seq) {
-                out.push(event);
+        let (Some(&first), Some(&last)) = (live_seqs.first(), live_seqs.last()) else { return Ok(out) };
+        let mut next_live = live_seqs.iter().peekable();
+        for entry in events.range(first..=last)? {
+            let (seq, bytes) = entry?;
+            let seq = seq.value();
+            while next_live.peek().is_some_and(|s| **s < seq) {
+                next_live.next();
             }
+            if next_live.peek() != Some(&&seq) {
+                continue;
+            }
+            let bytes = bytes.value();
+            if bytes.get(1).is_none_or(|tag| !tags.contains(tag)) {
+                continue;
+            }
+            out.push(decode_at(seq, bytes)?);
         }
         Ok(out)
     }
