@@ -6,25 +6,7 @@ mod util;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
-use util::{Home, example_registry, root};
-
-fn example_world() -> Home {
-    let home = Home::new();
-    home.ok(&["mother", "sync", "--registry", &example_registry()]);
-    let world = root().join("examples/world");
-    home.ok(&[
-        "mother",
-        "ingest",
-        world.join("sessions").to_str().unwrap(),
-        world.join("bench-runs.jsonl").to_str().unwrap(),
-        "--project",
-        "atlas",
-    ]);
-    for repo in ["atlas", "ecsdemo", "vectorlite", "quickparse"] {
-        home.ok(&["repo", "add", repo, "--lexical-only"]);
-    }
-    home
-}
+use util::{example_world, root};
 
 #[test]
 fn official_python_client_uses_every_tool() {

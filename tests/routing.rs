@@ -4,28 +4,10 @@
 mod util;
 
 use serde_json::Value;
-use util::{Home, example_registry, root, shared_data};
+use util::{Home, example_world, root, shared_data};
 
 fn models_env(cmd: &mut std::process::Command) {
     cmd.env("PATINA_MODELS", root().join("target/patina-models"));
-}
-
-fn example_world() -> Home {
-    let home = Home::new();
-    home.ok(&["mother", "sync", "--registry", &example_registry()]);
-    let world = root().join("examples/world");
-    home.ok(&[
-        "mother",
-        "ingest",
-        world.join("sessions").to_str().unwrap(),
-        world.join("bench-runs.jsonl").to_str().unwrap(),
-        "--project",
-        "atlas",
-    ]);
-    for repo in ["atlas", "ecsdemo", "vectorlite", "quickparse"] {
-        home.ok(&["repo", "add", repo, "--lexical-only"]);
-    }
-    home
 }
 
 fn searched(result: &Value) -> Vec<String> {

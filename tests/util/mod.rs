@@ -74,3 +74,23 @@ pub fn shared_data() -> PathBuf {
 pub fn example_registry() -> String {
     root().join("examples/world/registry.yaml").display().to_string()
 }
+
+/// A home with the example world synced, its session logs and bench log ingested for
+/// `atlas`, and its four repos indexed (lexically, to keep tests fast).
+pub fn example_world() -> Home {
+    let home = Home::new();
+    home.ok(&["mother", "sync", "--registry", &example_registry()]);
+    let world = root().join("examples/world");
+    home.ok(&[
+        "mother",
+        "ingest",
+        world.join("sessions").to_str().unwrap(),
+        world.join("bench-runs.jsonl").to_str().unwrap(),
+        "--project",
+        "atlas",
+    ]);
+    for repo in ["atlas", "ecsdemo", "vectorlite", "quickparse"] {
+        home.ok(&["repo", "add", repo, "--lexical-only"]);
+    }
+    home
+}
