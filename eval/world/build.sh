@@ -60,7 +60,8 @@ python3 "$ROOT/eval/world/world.py" fetch "$OUT"
 echo "== patina: copying this repository's sources" >&2
 rm -rf "$OUT/repos/patina.staging"
 mkdir -p "$OUT/repos/patina.staging"
-for p in src rules eval benches README.md ARCHITECTURE.md Cargo.toml; do
+# Not eval/: it holds the querysets and labels, which must not be searchable answers.
+for p in src rules benches README.md ARCHITECTURE.md Cargo.toml; do
   [ -e "$ROOT/$p" ] && cp -a "$ROOT/$p" "$OUT/repos/patina.staging/"
 done
 rm -rf "$OUT/repos/patina"

@@ -43,9 +43,13 @@ pub fn run(ctx: &mut Invocation, command: BenchCommand) -> anyhow::Result<u8> {
         anyhow::bail!("no repo is indexed yet (run `patina repo add PATH`)");
     }
     let mut edges = BTreeMap::new();
+    let mut evidence = BTreeMap::new();
     for q in &set.queries {
         if !edges.contains_key(&q.source_project) {
-            edges.insert(q.source_project.clone(), graph_store::out_edges(&store, &q.source_project)?);
+            let out = graph_store::out_edges(&store, &q.source_project)?;
+            let repos = out.iter().map(|e| e.to.clone());
+            evidence.insert(q.source_project.clone(), crate::scry::edge_evidence(&log, &q.source_project, repos)?);
+            edges.insert(q.source_project.clone(), out);
         }
     }
     drop(store);
@@ -53,7 +57,7 @@ pub fn run(ctx: &mut Invocation, command: BenchCommand) -> anyhow::Result<u8> {
     if !lexical_only && !searcher.has_model() {
         eprintln!("patina: the embedding model is missing (`patina models fetch`); the benchmark runs lexical only");
     }
-    let world = World { nodes: &nodes, indexed: &indexed, edges: &edges };
+    let world = World { nodes: &nodes, indexed: &indexed, edges: &edges, evidence: &evidence };
     // Warm up (first model and index loads are not query latency).
     let _ = retrieval::run(
         &mut searcher,

@@ -214,11 +214,14 @@ pub struct World<'a> {
     pub indexed: &'a BTreeSet<String>,
     /// Out-edges by source project.
     pub edges: &'a BTreeMap<String, Vec<Edge>>,
+    /// By source project: the evidence behind its edges (see `scry::edge_evidence`).
+    pub evidence: &'a BTreeMap<String, BTreeMap<String, Vec<String>>>,
 }
 
 /// Runs every query under `routing`; errors of one query are recorded in its row.
 pub fn run(searcher: &mut Searcher, world: &World<'_>, set: &QuerySet, routing: Routing, ks: &[usize]) -> Vec<Row> {
     let limit = ks.iter().copied().max().unwrap_or(10);
+    let no_evidence = BTreeMap::new();
     let mut rows = Vec::new();
     for q in &set.queries {
         let started = Instant::now();
@@ -232,12 +235,18 @@ pub fn run(searcher: &mut Searcher, world: &World<'_>, set: &QuerySet, routing: 
         let project = world.nodes.contains_key(&q.source_project).then_some(q.source_project.as_str());
         let edges = world.edges.get(&q.source_project).map(Vec::as_slice).unwrap_or(&[]);
         let query = q.query.clone();
-        let mut prescore = |repo: &str| crate::scry::prescore(searcher, repo, &query);
+        let selected = crate::scry::selection(searcher, world.indexed, &query);
+        let mut prescore = |repo: &str| selected.get(repo).copied();
         let route = route::route(
             project,
             &q.query,
             &mode,
-            route::RouteWorld { nodes: world.nodes, indexed: world.indexed, edges },
+            route::RouteWorld {
+                nodes: world.nodes,
+                indexed: world.indexed,
+                edges,
+                evidence: world.evidence.get(&q.source_project).unwrap_or(&no_evidence),
+            },
             &RouteOptions::default(),
             &mut prescore,
         );

@@ -245,7 +245,15 @@ impl<'s> EventLog<'s> {
 
     /// The live events read from one source file, in seq order.
     pub fn live_by_source(&self, path: &str) -> Result<Vec<StoredEvent>, Error> {
-        let seqs = self.seqs(BY_SOURCE, path)?;
+        self.live_of(self.seqs(BY_SOURCE, path)?)
+    }
+
+    /// The live events about one node, in seq order.
+    pub fn live_by_node(&self, id: &str) -> Result<Vec<StoredEvent>, Error> {
+        self.live_of(self.seqs(BY_NODE, id)?)
+    }
+
+    fn live_of(&self, seqs: Vec<u64>) -> Result<Vec<StoredEvent>, Error> {
         let txn = self.read()?;
         let (Some(events), Some(live)) = (open_read(&txn, EVENTS)?, open_read(&txn, LIVE)?) else {
             return Ok(Vec::new());

@@ -11,6 +11,8 @@
 pub mod route;
 pub mod store;
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use crate::home::PatinaHome;
 use crate::search::index::{self, IndexError, StoredChunk};
 use crate::search::{Hit, SearchError, SearchRequest, SearchResult, Searcher};
@@ -108,9 +110,10 @@ const REPO_RANK_K: f64 = 60.0;
 /// Searches the route's repos and merges their results fairly: raw BM25 scores are not
 /// comparable across indexes (each has its own term statistics), so each hit is scored by
 /// its rank *within its repo*, `factor / (60 + rank)`, where `factor` is the repo's route
-/// factor (1 for the local project, more for repos the query names, 0.9 + 0.1 · edge
-/// weight for graph-routed ones). The local project's best result and each routed repo's
-/// best result thus interleave near the top, ordered by how strongly they were routed.
+/// factor ([`route::Routed::factor`]: mostly how likely the repo is to hold the answer,
+/// by its selection pre-score, plus small bonuses for the local project, named repos and
+/// edge weight). The repos' best results thus interleave near the top, the likeliest
+/// repo's first.
 pub fn search_routed(
     searcher: &mut Searcher,
     route: &Route,
@@ -203,13 +206,18 @@ pub fn plan(
         }
         None => Vec::new(),
     };
+    let evidence = match (&project, &mode) {
+        (Some(p), route::Mode::Graph) => edge_evidence(&log, p, edges.iter().map(|e| e.to.clone()))?,
+        _ => BTreeMap::new(),
+    };
+    let selected = selection(searcher, &indexed, query);
     let routed = route::route(
         project.as_deref(),
         query,
         &mode,
-        route::RouteWorld { nodes: &nodes, indexed: &indexed, edges: &edges },
+        route::RouteWorld { nodes: &nodes, indexed: &indexed, edges: &edges, evidence: &evidence },
         &route::RouteOptions::default(),
-        |repo| prescore(searcher, repo, query),
+        |repo| selected.get(repo).copied(),
     );
     if routed.searched.is_empty() {
         let why: Vec<String> = routed.skipped.iter().map(|s| format!("{}: {}", s.repo, s.reason)).collect();
@@ -247,11 +255,43 @@ pub fn feedback(
     Ok((stored, hit, report.appended.first().copied()))
 }
 
-/// The best lexical (BM25) score of the query in one repo: routing's cheap pre-score.
-pub fn prescore(searcher: &mut Searcher, repo: &str, query: &str) -> Option<f64> {
-    let request = SearchRequest { repos: vec![repo.to_string()], query: query.to_string(), limit: 1 };
-    let result = searcher.search_channels(&request, true, false).ok()?;
-    result.hits.first().and_then(|h| h.lexical).map(|c| c.score as f64)
+/// What the log says `project` did with each of `repos`: the sentences of its live
+/// mentions, the dependencies its manifests declare, the suites it ran, the notes of its
+/// links. Routing matches the query against this (see [`route::evidence_relevance`]).
+pub fn edge_evidence(
+    log: &crate::event::log::EventLog<'_>,
+    project: &str,
+    repos: impl IntoIterator<Item = String>,
+) -> Result<BTreeMap<String, Vec<String>>, crate::Error> {
+    use crate::event::Event;
+    let mut out = BTreeMap::new();
+    for repo in repos {
+        let mut texts = Vec::new();
+        for stored in log.live_by_node(&repo)? {
+            let text = match stored.event {
+                Event::Mention(m) if m.project == project && m.repo == repo => m.sentence,
+                Event::Import(i) if i.project == project && i.repo == repo => i.dependency,
+                Event::BenchRun(b) if b.project == project && b.repo == repo => b.suite,
+                Event::LinkAdded(l) if l.from == project && l.to == repo => l.evidence.unwrap_or_default(),
+                _ => continue,
+            };
+            if !text.is_empty() && !texts.contains(&text) {
+                texts.push(text);
+            }
+        }
+        if !texts.is_empty() {
+            out.insert(repo, texts);
+        }
+    }
+    Ok(out)
+}
+
+/// Routing's cheap pre-score: the CORI selection strength (0..1, see
+/// [`crate::search::select`]) of the query in each indexed repo, compared across all of
+/// them. Reads term statistics only; no document is scored.
+pub fn selection(searcher: &mut Searcher, indexed: &BTreeSet<String>, query: &str) -> BTreeMap<String, f64> {
+    let repos: Vec<String> = indexed.iter().cloned().collect();
+    searcher.select(&repos, query).into_iter().map(|(r, b)| (r, crate::search::select::strength(b))).collect()
 }
 
 /// `[repo:channels] reason`: where a hit came from and why its repo was searched.

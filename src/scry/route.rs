@@ -20,6 +20,17 @@ use crate::graph::Edge;
 /// Edge types a query may be routed along.
 pub const ROUTE_TYPES: [EdgeType; 4] = [EdgeType::Uses, EdgeType::LearnsFrom, EdgeType::TestsWith, EdgeType::Sibling];
 
+/// Factor bonuses (see [`Routed::factor`]).
+const LOCAL_BONUS: f64 = 0.05;
+const NAMED_BONUS: f64 = 0.05;
+const EDGE_BONUS: f64 = 0.05;
+const RELEVANCE_BONUS: f64 = 0.1;
+/// How far apart the content shares put repos' factors (0.9 for a repo with no query
+/// term, 1.0 for the best one): with ranks scored 1 / (60 + rank), about 6 ranks.
+const CONTENT_SPREAD: f64 = 0.1;
+/// How much a connected repo's routing score follows its edge weight (0: not at all).
+const EDGE_SHARE: f64 = 0.5;
+
 /// How to choose repos.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mode {
@@ -53,11 +64,13 @@ impl Default for RouteOptions {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Routed {
     pub repo: String,
-    /// Multiplies the repo's per-repo rank scores: 1 for the local project, 1.05 for repos
-    /// the query names, 0.9 + 0.05 · edge weight + 0.1 · relevance for graph-routed repos,
-    /// less without an edge. Rank scores (1 / (60 + rank)) are close together, so these
-    /// factors interleave the repos' results; a routed repo very relevant to the query can
-    /// outrank the local project.
+    /// Multiplies the repo's per-repo rank scores (1 / (60 + rank)):
+    /// `0.9 + 0.1 · content share + bonus`. The content share is the repo's selection
+    /// pre-score over the best of the searched repos' (the local project's included). The
+    /// bonus is 0.05 for the local project, 0.05 for a repo the query names, and
+    /// 0.05 · edge weight + 0.1 · relevance for a graph-routed repo (0 otherwise). So the
+    /// repo likeliest to hold the answer leads, the local project wins ties, and the graph's
+    /// own reasons count. Rank scores are close together: factors interleave results.
     pub factor: f64,
     /// The routing score that chose it.
     pub score: f64,
@@ -183,7 +196,7 @@ pub fn topical(query_words: &[String], node: &NodeRegistered) -> f64 {
 }
 
 /// A crude stem: `parser`, `parsing`, `parse` → `pars`; `games` → `gam`.
-fn stem(word: &str) -> &str {
+pub fn stem(word: &str) -> &str {
     for suffix in ["ations", "ation", "ings", "ing", "ers", "er", "ed", "es", "s", "e"] {
         if let Some(stripped) = word.strip_suffix(suffix)
             && stripped.len() >= 3
@@ -198,13 +211,46 @@ fn stem_eq(a: &str, b: &str) -> bool {
     stem(a) == stem(b)
 }
 
-/// What routing reads: the registered nodes, the repos that have an index, and the
-/// project's out-edges.
+/// What routing reads: the registered nodes, the repos that have an index, the
+/// project's out-edges and the evidence behind them.
 #[derive(Debug, Clone, Copy)]
 pub struct RouteWorld<'a> {
     pub nodes: &'a BTreeMap<String, NodeRegistered>,
     pub indexed: &'a BTreeSet<String>,
     pub edges: &'a [Edge],
+    /// Per repo: what the project's events say it did with it (mention sentences,
+    /// dependencies, suites; see `scry::edge_evidence`).
+    pub evidence: &'a BTreeMap<String, Vec<String>>,
+}
+
+/// How well the query matches what the project did with each repo (its edge evidence),
+/// 0..1 per repo. Query words are weighted by how few repos' evidence holds them
+/// (`ln(1 + N / df)` over the N repos with evidence), so words in every repo's evidence
+/// (the project's own name, "session") count for little. 1 means every query word is in
+/// the repo's evidence; repos without evidence are absent.
+pub fn evidence_relevance(query_words: &[String], evidence: &BTreeMap<String, Vec<String>>) -> BTreeMap<String, f64> {
+    let vocab: BTreeMap<&String, BTreeSet<String>> = evidence
+        .iter()
+        .map(|(repo, texts)| (repo, texts.iter().flat_map(|t| words(t)).map(|w| stem(&w).to_string()).collect()))
+        .collect();
+    let n = vocab.len() as f64;
+    let query: BTreeSet<String> = query_words.iter().map(|w| stem(w).to_string()).collect();
+    let idf: Vec<(String, f64)> = query
+        .into_iter()
+        .map(|w| {
+            let df = vocab.values().filter(|v| v.contains(&w)).count() as f64;
+            let idf = (1.0 + n / df.max(1.0)).ln();
+            (w, idf)
+        })
+        .collect();
+    let total: f64 = idf.iter().map(|(_, i)| i).sum();
+    vocab
+        .into_iter()
+        .map(|(repo, v)| {
+            let hit: f64 = idf.iter().filter(|(w, _)| v.contains(w)).map(|(_, i)| i).sum();
+            (repo.clone(), if total > 0.0 { hit / total } else { 0.0 })
+        })
+        .collect()
 }
 
 /// Chooses the repos to search. `prescore` is a cheap lexical pre-score of the query in
@@ -217,14 +263,14 @@ pub fn route(
     options: &RouteOptions,
     mut prescore: impl FnMut(&str) -> Option<f64>,
 ) -> Route {
-    let RouteWorld { nodes, indexed, edges } = world;
+    let RouteWorld { nodes, indexed, edges, evidence } = world;
     let mut searched = Vec::new();
     let mut skipped = Vec::new();
     if let Some(p) = project {
         if indexed.contains(p) {
             searched.push(Routed {
                 repo: p.to_string(),
-                factor: 1.0,
+                factor: LOCAL_BONUS,
                 score: f64::INFINITY,
                 reason: "local project".into(),
             });
@@ -239,11 +285,12 @@ pub fn route(
             for r in others {
                 searched.push(Routed {
                     repo: r.clone(),
-                    factor: 1.0,
+                    factor: 0.0,
                     score: 0.0,
                     reason: "all repos (--all-repos)".into(),
                 });
             }
+            weigh(&mut searched, &mut prescore);
             return Route { project: project.map(str::to_string), searched, skipped };
         }
         Mode::Forced(repos) => {
@@ -254,8 +301,9 @@ pub fn route(
                 }
                 // Chosen explicitly: searched even without a usable index, so the search
                 // itself says what is wrong with it (not indexed, unreadable).
-                searched.push(Routed { repo: r.clone(), factor: 1.0, score: 0.0, reason: "chosen (--repo)".into() });
+                searched.push(Routed { repo: r.clone(), factor: 0.0, score: 0.0, reason: "chosen (--repo)".into() });
             }
+            weigh(&mut searched, &mut prescore);
             return Route { project: project.map(str::to_string), searched, skipped };
         }
         Mode::Graph => {}
@@ -280,57 +328,61 @@ pub fn route(
                 }
                 None => "named in the query (no edge from the project)".to_string(),
             };
-            // The user asked about it by name: its results rank with, and just above, the
-            // local project's.
-            let factor = 1.05;
-            searched.push(Routed { repo: (*r).clone(), factor, score: 1.0, reason });
+            // The user asked about it by name: as much of a bonus as the local project.
+            searched.push(Routed { repo: (*r).clone(), factor: NAMED_BONUS, score: 1.0, reason });
         }
         for r in others.iter().filter(|r| !named.contains(r)) {
             skipped.push(Skipped { repo: (*r).clone(), reason: "the query names other repos".into() });
         }
+        weigh(&mut searched, &mut prescore);
         return Route { project: project.map(str::to_string), searched, skipped };
     }
 
-    // Relevance: registry topicality and the lexical pre-score (normalised over candidates).
+    // Relevance: registry topicality and the selection pre-score (normalised over the
+    // candidates, so the best-matching candidate has 1).
     let candidates: Vec<&String> = others
         .iter()
         .copied()
         .filter(|r| {
             best_edge.contains_key(r.as_str())
-                || nodes.get(*r).is_some_and(|n| topical(&query_words, n) >= options.unconnected_relevance)
+                || (!best_edge.is_empty()
+                    && nodes.get(*r).is_some_and(|n| topical(&query_words, n) >= options.unconnected_relevance))
         })
         .collect();
     let raw: Vec<(String, f64)> = candidates.iter().map(|r| ((*r).clone(), prescore(r).unwrap_or(0.0))).collect();
     let max_raw = raw.iter().map(|(_, s)| *s).fold(0.0f64, f64::max);
+    let from_evidence = evidence_relevance(&query_words, evidence);
     let mut scored: Vec<(f64, f64, String, String)> = Vec::new();
     for (r, raw_score) in raw {
         let topic = nodes.get(&r).map(|n| topical(&query_words, n)).unwrap_or(0.0);
         let lexical = if max_raw > 0.0 { raw_score / max_raw } else { 0.0 };
-        let relevance = 0.6 * topic + 0.4 * lexical;
+        let history = from_evidence.get(&r).copied().unwrap_or(0.0);
+        let relevance = (topic + lexical + history) / 3.0;
+        let terms = format!(
+            "relevance {relevance:.2} = mean of registry {topic:.2}, content {lexical:.2}, evidence {history:.2}"
+        );
         match best_edge.get(r.as_str()) {
             Some(e) => {
                 if relevance < options.min_relevance {
                     skipped.push(Skipped {
                         repo: r.clone(),
                         reason: format!(
-                            "connected ({} {:.2}) but not relevant to the query (relevance {relevance:.2} < {:.2})",
+                            "connected ({} {:.2}) but not relevant to the query ({terms} < {:.2})",
                             e.edge_type, e.weight, options.min_relevance
                         ),
                     });
                     continue;
                 }
-                let score = e.weight * (0.25 + relevance);
-                let reason = format!(
-                    "via {} {} {}, weight {:.2}; relevance {relevance:.2}",
-                    e.from, e.edge_type, e.to, e.weight
-                );
-                scored.push((score, 0.9 + 0.05 * e.weight + 0.1 * relevance, r, reason));
+                // The edge admits the repo and is a prior; the query decides among the
+                // admitted ones.
+                let score = relevance * (1.0 - EDGE_SHARE + EDGE_SHARE * e.weight);
+                let reason = format!("via {} {} {}, weight {:.2}; {terms}", e.from, e.edge_type, e.to, e.weight);
+                scored.push((score, EDGE_BONUS * e.weight + RELEVANCE_BONUS * relevance, r, reason));
             }
             None => {
                 let score = 0.5 * relevance;
-                let reason =
-                    format!("query matches its registry entry (relevance {relevance:.2}; no edge from the project)");
-                scored.push((score, 0.85 + 0.1 * relevance, r, reason));
+                let reason = format!("query matches its registry entry ({terms}; no edge from the project)");
+                scored.push((score, 0.0, r, reason));
             }
         }
     }
@@ -356,7 +408,19 @@ pub fn route(
             });
         }
     }
+    weigh(&mut searched, &mut prescore);
     Route { project: project.map(str::to_string), searched, skipped }
+}
+
+/// Turns each searched repo's bonus (in `factor`) into its final factor (see
+/// [`Routed::factor`]).
+fn weigh(searched: &mut [Routed], prescore: &mut impl FnMut(&str) -> Option<f64>) {
+    let content: Vec<f64> = searched.iter().map(|r| prescore(&r.repo).unwrap_or(0.0)).collect();
+    let best = content.iter().copied().fold(0.0f64, f64::max);
+    for (routed, content) in searched.iter_mut().zip(content) {
+        let share = if best > 0.0 { content / best } else { 1.0 };
+        routed.factor = 1.0 - CONTENT_SPREAD + CONTENT_SPREAD * share + routed.factor;
+    }
 }
 
 #[cfg(test)]
@@ -418,7 +482,8 @@ mod tests {
 
     fn route_of(query: &str) -> Route {
         let (nodes, indexed, edges) = world();
-        let world = RouteWorld { nodes: &nodes, indexed: &indexed, edges: &edges };
+        let evidence = BTreeMap::new();
+        let world = RouteWorld { nodes: &nodes, indexed: &indexed, edges: &edges, evidence: &evidence };
         route(Some("patina"), query, &Mode::Graph, world, &RouteOptions::default(), |_| None)
     }
 
@@ -451,10 +516,46 @@ mod tests {
     #[test]
     fn no_edges_means_local_only() {
         let (nodes, indexed, _) = world();
-        let world = RouteWorld { nodes: &nodes, indexed: &indexed, edges: &[] };
+        let evidence = BTreeMap::new();
+        let world = RouteWorld { nodes: &nodes, indexed: &indexed, edges: &[], evidence: &evidence };
         let r =
             route(Some("patina"), "ECS world storage", &Mode::Graph, world, &RouteOptions::default(), |_| Some(1.0));
         assert_eq!(r.repos(), vec!["patina"]);
+        // Not even a repo whose registry entry is the query, word for word.
+        let r = route(
+            Some("patina"),
+            "open-source terminal AI coding agent",
+            &Mode::Graph,
+            world,
+            &RouteOptions::default(),
+            |_| Some(1.0),
+        );
+        assert_eq!(r.repos(), vec!["patina"]);
+    }
+
+    #[test]
+    fn the_edge_evidence_decides_between_connected_repos() {
+        let (nodes, indexed, edges) = world();
+        let evidence: BTreeMap<String, Vec<String>> = [
+            ("SDL", "Stress-tested the C parser on SDL: 84k symbols extracted"),
+            ("dojo", "Cairo extraction tested on the dojo repository"),
+            ("livestore", "Studied LiveStore's event log and materializers"),
+        ]
+        .into_iter()
+        .map(|(r, t)| (r.to_string(), vec![t.to_string()]))
+        .collect();
+        let world = RouteWorld { nodes: &nodes, indexed: &indexed, edges: &edges, evidence: &evidence };
+        // Equal content scores everywhere: only the evidence tells SDL apart.
+        let r = route(Some("patina"), "parser symbols stress", &Mode::Graph, world, &RouteOptions::default(), |_| {
+            Some(0.5)
+        });
+        assert_eq!(r.repos()[1], "SDL", "{r:?}");
+        assert!(r.reason("SDL").unwrap().contains("evidence 1.00"), "{r:?}");
+
+        let relevance = evidence_relevance(&words("C parser extraction"), &evidence);
+        // `extraction` is in two repos' evidence, `parser` in one: SDL has both.
+        assert!(relevance["SDL"] > relevance["dojo"] && relevance["dojo"] > 0.0, "{relevance:?}");
+        assert_eq!(relevance["livestore"], 0.0);
     }
 
     #[test]

@@ -608,6 +608,15 @@ impl Generation {
         text.search(terms, limit).map_err(|e| IndexError::Corrupt { repo: self.repo.clone(), detail: e.to_string() })
     }
 
+    /// Statistics of the analysed `terms` in this generation's lexical index (empty
+    /// statistics when it has none).
+    pub fn term_stats(&self, terms: &[String]) -> Result<super::text::TermStats, IndexError> {
+        let Some(text) = &self.text else {
+            return Ok(super::text::TermStats { doc_freqs: vec![0; terms.len()], ..Default::default() });
+        };
+        text.term_stats(terms).map_err(|e| IndexError::Corrupt { repo: self.repo.clone(), detail: e.to_string() })
+    }
+
     /// `None` when this generation has no vectors.
     pub fn semantic(&self, query: &[f32], limit: usize) -> Result<Option<Vec<(u64, f32)>>, IndexError> {
         let Some(vectors) = &self.vectors else { return Ok(None) };

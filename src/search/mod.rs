@@ -18,6 +18,7 @@ pub mod chunk;
 pub mod embed;
 pub mod fuse;
 pub mod index;
+pub mod select;
 pub mod text;
 pub mod vector;
 
@@ -148,6 +149,20 @@ impl Searcher {
     /// Forgets open indexes (after a rebuild).
     pub fn reload(&mut self) {
         self.open.clear();
+    }
+
+    /// CORI beliefs (see [`select`]) of `query` in each of `repos`, in order. A repo whose
+    /// index cannot be opened is left out (the search itself reports it).
+    pub fn select(&mut self, repos: &[String], query: &str) -> Vec<(String, f64)> {
+        let terms = text::query_terms(query);
+        let mut stats = Vec::new();
+        for repo in repos {
+            if let Ok(s) = self.generation(repo).and_then(|g| g.term_stats(&terms)) {
+                stats.push((repo.as_str(), s));
+            }
+        }
+        let refs: Vec<(&str, &text::TermStats)> = stats.iter().map(|(r, s)| (*r, s)).collect();
+        select::cori(&refs).into_iter().map(|(r, b)| (r.to_string(), b)).collect()
     }
 
     /// Runs both channels over every requested repo and fuses them.

@@ -264,6 +264,34 @@ impl TextIndex {
     pub fn num_docs(&self) -> u64 {
         self.reader.searcher().num_docs()
     }
+
+    /// Collection statistics of the analysed `terms` in the body field: how many chunks
+    /// hold each term, and the index's size. What resource selection ([`super::select`])
+    /// compares across repos; no document is scored.
+    pub fn term_stats(&self, terms: &[String]) -> tantivy::Result<TermStats> {
+        let searcher = self.reader.searcher();
+        let field = self.fields.text;
+        let mut tokens = 0u64;
+        for segment in searcher.segment_readers() {
+            tokens += segment.inverted_index(field)?.total_num_tokens();
+        }
+        let mut doc_freqs = Vec::with_capacity(terms.len());
+        for term in terms {
+            doc_freqs.push(searcher.doc_freq(&Term::from_field_text(field, term))?);
+        }
+        Ok(TermStats { docs: searcher.num_docs(), tokens, doc_freqs })
+    }
+}
+
+/// How often query terms occur in one index (see [`TextIndex::term_stats`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TermStats {
+    /// Chunks in the index.
+    pub docs: u64,
+    /// Tokens in the body field of all chunks.
+    pub tokens: u64,
+    /// Per query term (in order): chunks holding it.
+    pub doc_freqs: Vec<u64>,
 }
 
 #[cfg(test)]

@@ -1,0 +1,110 @@
+//! Resource selection: how likely each repo is to hold answers to a query, judged from
+//! collection statistics alone (no document is scored).
+//!
+//! This is CORI (Callan, Lu & Croft, "Searching distributed collections with inference
+//! networks", SIGIR 1995), the classic selection rule of distributed retrieval, over the
+//! repos' lexical indexes. Per query term `t` and repo `c`:
+//!
+//! ```text
+//! T = df / (df + 50 + 150 · cw / avg_cw)        df: chunks of c holding t, cw: tokens of c
+//! I = ln((C + 0.5) / cf) / ln(C + 1)            C: repos compared, cf: repos holding t
+//! belief(t, c) = 0.4 + 0.6 · T · I
+//! ```
+//!
+//! and a repo's belief is the mean over the query's terms. Unlike the best BM25 score of
+//! each index, it is comparable across repos of very different sizes: a term found in
+//! one repo only (`hnsw`) weighs far more than one found in all of them (`index`), and a
+//! big repo does not win by size alone.
+//!
+//! Invariant: beliefs lie in [0.4, 1]; 0.4 means "no query term here" (and is what every
+//! repo gets when no repo holds any term). The result is deterministic for given stats.
+
+use super::text::TermStats;
+
+/// The belief of a repo holding none of the query's terms.
+pub const BASE_BELIEF: f64 = 0.4;
+
+/// CORI beliefs of `collections` (repo, statistics of the same analysed query terms), in
+/// input order.
+pub fn cori<'a>(collections: &[(&'a str, &TermStats)]) -> Vec<(&'a str, f64)> {
+    let live: Vec<&(&str, &TermStats)> = collections.iter().filter(|(_, s)| s.docs > 0).collect();
+    let c = live.len() as f64;
+    let n_terms = collections.iter().map(|(_, s)| s.doc_freqs.len()).max().unwrap_or(0);
+    if c == 0.0 || n_terms == 0 {
+        return collections.iter().map(|(r, _)| (*r, BASE_BELIEF)).collect();
+    }
+    let avg_cw = live.iter().map(|(_, s)| s.tokens as f64).sum::<f64>() / c;
+    let cf: Vec<f64> = (0..n_terms)
+        .map(|t| live.iter().filter(|(_, s)| s.doc_freqs.get(t).copied().unwrap_or(0) > 0).count() as f64)
+        .collect();
+    collections
+        .iter()
+        .map(|(repo, s)| {
+            let size = if avg_cw > 0.0 { s.tokens as f64 / avg_cw } else { 1.0 };
+            let total: f64 = (0..n_terms)
+                .map(|t| {
+                    let df = s.doc_freqs.get(t).copied().unwrap_or(0) as f64;
+                    if df == 0.0 || cf[t] == 0.0 {
+                        return BASE_BELIEF;
+                    }
+                    let tf_part = df / (df + 50.0 + 150.0 * size);
+                    let idf_part = ((c + 0.5) / cf[t]).ln() / (c + 1.0).ln();
+                    BASE_BELIEF + (1.0 - BASE_BELIEF) * tf_part * idf_part
+                })
+                .sum();
+            (*repo, total / n_terms as f64)
+        })
+        .collect()
+}
+
+/// A belief rescaled to 0..1 (0: no query term in the repo).
+pub fn strength(belief: f64) -> f64 {
+    ((belief - BASE_BELIEF) / (1.0 - BASE_BELIEF)).clamp(0.0, 1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats(docs: u64, tokens: u64, doc_freqs: &[u64]) -> TermStats {
+        TermStats { docs, tokens, doc_freqs: doc_freqs.to_vec() }
+    }
+
+    #[test]
+    fn hand_computed_beliefs() {
+        // Two equal-sized repos; term 0 only in `a`, term 1 in both.
+        let a = stats(100, 1000, &[50, 10]);
+        let b = stats(100, 1000, &[0, 10]);
+        let beliefs = cori(&[("a", &a), ("b", &b)]);
+        // C = 2, avg_cw = 1000. Term 0 in a: T = 50 / 250 = 0.2, I = ln(2.5) / ln(3).
+        let i0 = (2.5f64).ln() / 3f64.ln();
+        // Term 1: T = 10 / 210, I = ln(1.25) / ln(3).
+        let i1 = (1.25f64).ln() / 3f64.ln();
+        let t1 = 0.4 + 0.6 * (10.0 / 210.0) * i1;
+        let expect_a = ((0.4 + 0.6 * 0.2 * i0) + t1) / 2.0;
+        let expect_b = (0.4 + t1) / 2.0;
+        assert!((beliefs[0].1 - expect_a).abs() < 1e-12, "{beliefs:?}");
+        assert!((beliefs[1].1 - expect_b).abs() < 1e-12, "{beliefs:?}");
+        assert!(beliefs[0].1 > beliefs[1].1);
+    }
+
+    #[test]
+    fn a_rare_term_beats_size() {
+        // `big` holds the common term many times; `small` holds the rare one a few times.
+        let big = stats(10_000, 1_000_000, &[5_000, 0]);
+        let small = stats(100, 10_000, &[5, 8]);
+        let other = stats(500, 50_000, &[200, 0]);
+        let b = cori(&[("big", &big), ("small", &small), ("other", &other)]);
+        assert!(b[1].1 > b[0].1, "{b:?}");
+    }
+
+    #[test]
+    fn nothing_matches_means_base_belief() {
+        let a = stats(10, 100, &[0, 0]);
+        let empty = stats(0, 0, &[0, 0]);
+        let b = cori(&[("a", &a), ("empty", &empty)]);
+        assert!(b.iter().all(|(_, v)| *v == BASE_BELIEF));
+        assert_eq!(strength(BASE_BELIEF), 0.0);
+        assert_eq!(cori(&[]), vec![]);
+    }
+}
