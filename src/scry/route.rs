@@ -52,11 +52,14 @@ pub struct RouteOptions {
     /// A repo without an edge is searched when its registry entry matches this much of
     /// the query (0..1); above 1 disables it.
     pub unconnected_relevance: f64,
+    /// When the query names repos, another repo is searched besides them only with at
+    /// least this relevance; above 1 disables it.
+    pub named_companion_relevance: f64,
 }
 
 impl Default for RouteOptions {
     fn default() -> Self {
-        RouteOptions { max_repos: 3, min_relevance: 0.12, unconnected_relevance: 0.5 }
+        RouteOptions { max_repos: 3, min_relevance: 0.12, unconnected_relevance: 0.5, named_companion_relevance: 0.5 }
     }
 }
 
@@ -247,7 +250,8 @@ pub fn evidence_relevance(query_words: &[String], evidence: &BTreeMap<String, Ve
     vocab
         .into_iter()
         .map(|(repo, v)| {
-            let hit: f64 = idf.iter().filter(|(w, _)| v.contains(w)).map(|(_, i)| i).sum();
+            // (An empty float sum is -0.0; start from +0.0 so "0.00" prints as such.)
+            let hit = idf.iter().filter(|(w, _)| v.contains(w)).fold(0.0, |sum, (_, i)| sum + i);
             (repo.clone(), if total > 0.0 { hit / total } else { 0.0 })
         })
         .collect()
@@ -320,22 +324,13 @@ pub fn route(
     let query_words = words(query);
     let named: Vec<&String> =
         others.iter().copied().filter(|r| nodes.get(*r).is_some_and(|n| names(query, n))).collect();
-    if !named.is_empty() {
-        for r in &named {
-            let reason = match best_edge.get(r.as_str()) {
-                Some(e) => {
-                    format!("named in the query; via {} {} {}, weight {:.2}", e.from, e.edge_type, e.to, e.weight)
-                }
-                None => "named in the query (no edge from the project)".to_string(),
-            };
-            // The user asked about it by name: as much of a bonus as the local project.
-            searched.push(Routed { repo: (*r).clone(), factor: NAMED_BONUS, score: 1.0, reason });
-        }
-        for r in others.iter().filter(|r| !named.contains(r)) {
-            skipped.push(Skipped { repo: (*r).clone(), reason: "the query names other repos".into() });
-        }
-        weigh(&mut searched, &mut prescore);
-        return Route { project: project.map(str::to_string), searched, skipped };
+    for r in &named {
+        let reason = match best_edge.get(r.as_str()) {
+            Some(e) => format!("named in the query; via {} {} {}, weight {:.2}", e.from, e.edge_type, e.to, e.weight),
+            None => "named in the query (no edge from the project)".to_string(),
+        };
+        // The user asked about it by name: as much of a bonus as the local project.
+        searched.push(Routed { repo: (*r).clone(), factor: NAMED_BONUS, score: 1.0, reason });
     }
 
     // Relevance: registry topicality and the selection pre-score (normalised over the
@@ -343,6 +338,7 @@ pub fn route(
     let candidates: Vec<&String> = others
         .iter()
         .copied()
+        .filter(|r| !named.contains(r))
         .filter(|r| {
             best_edge.contains_key(r.as_str())
                 || (!best_edge.is_empty()
@@ -352,7 +348,7 @@ pub fn route(
     let raw: Vec<(String, f64)> = candidates.iter().map(|r| ((*r).clone(), prescore(r).unwrap_or(0.0))).collect();
     let max_raw = raw.iter().map(|(_, s)| *s).fold(0.0f64, f64::max);
     let from_evidence = evidence_relevance(&query_words, evidence);
-    let mut scored: Vec<(f64, f64, String, String)> = Vec::new();
+    let mut scored: Vec<(f64, f64, String, String, f64)> = Vec::new();
     for (r, raw_score) in raw {
         let topic = nodes.get(&r).map(|n| topical(&query_words, n)).unwrap_or(0.0);
         let lexical = if max_raw > 0.0 { raw_score / max_raw } else { 0.0 };
@@ -377,19 +373,32 @@ pub fn route(
                 // admitted ones.
                 let score = relevance * (1.0 - EDGE_SHARE + EDGE_SHARE * e.weight);
                 let reason = format!("via {} {} {}, weight {:.2}; {terms}", e.from, e.edge_type, e.to, e.weight);
-                scored.push((score, EDGE_BONUS * e.weight + RELEVANCE_BONUS * relevance, r, reason));
+                scored.push((score, EDGE_BONUS * e.weight + RELEVANCE_BONUS * relevance, r, reason, relevance));
             }
             None => {
                 let score = 0.5 * relevance;
                 let reason = format!("query matches its registry entry ({terms}; no edge from the project)");
-                scored.push((score, 0.0, r, reason));
+                scored.push((score, 0.0, r, reason, relevance));
             }
         }
     }
     scored.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal).then(a.2.cmp(&b.2)));
-    for (i, (score, factor, r, reason)) in scored.into_iter().enumerate() {
-        if i < options.max_repos {
+    // A named repo takes a slot; besides it, only a connected repo that is itself very
+    // relevant (the query names a tool, the answer is in the repo built around it).
+    let slots = options.max_repos.saturating_sub(named.len());
+    let mut taken = 0;
+    for (score, factor, r, reason, relevance) in scored {
+        if !named.is_empty() && relevance < options.named_companion_relevance {
+            skipped.push(Skipped {
+                repo: r,
+                reason: format!(
+                    "the query names other repos (relevance {relevance:.2} < {:.2})",
+                    options.named_companion_relevance
+                ),
+            });
+        } else if taken < slots {
             searched.push(Routed { repo: r, factor, score, reason });
+            taken += 1;
         } else {
             skipped.push(Skipped {
                 repo: r,
@@ -492,7 +501,7 @@ mod tests {
         let r = route_of("how does dojo handle ECS world storage");
         assert_eq!(r.repos(), vec!["patina", "dojo"]);
         assert!(r.reason("dojo").unwrap().contains("via patina TESTS_WITH dojo"));
-        assert!(r.skipped.iter().any(|s| s.repo == "SDL" && s.reason.contains("names other repos")));
+        assert_eq!(r.skipped.len(), 4, "every other repo is skipped with its reason: {r:?}");
     }
 
     #[test]
@@ -531,6 +540,29 @@ mod tests {
             |_| Some(1.0),
         );
         assert_eq!(r.repos(), vec!["patina"]);
+    }
+
+    #[test]
+    fn a_named_repo_takes_a_very_relevant_companion_only() {
+        let (nodes, indexed, edges) = world();
+        let evidence: BTreeMap<String, Vec<String>> =
+            [("scryer-prolog".to_string(), vec!["Embedded the Prolog interpreter for rule queries".to_string()])]
+                .into_iter()
+                .collect();
+        let world = RouteWorld { nodes: &nodes, indexed: &indexed, edges: &edges, evidence: &evidence };
+        let content = |r: &str| Some(if r == "scryer-prolog" { 1.0 } else { 0.1 });
+        let r = route(
+            Some("patina"),
+            "dojo rules through a Prolog interpreter in Rust",
+            &Mode::Graph,
+            world,
+            &RouteOptions::default(),
+            content,
+        );
+        assert_eq!(r.repos(), vec!["patina", "dojo", "scryer-prolog"], "{r:?}");
+        let r = route(Some("patina"), "dojo world storage", &Mode::Graph, world, &RouteOptions::default(), content);
+        assert_eq!(r.repos(), vec!["patina", "dojo"], "{r:?}");
+        assert!(r.skipped.iter().any(|s| s.repo == "scryer-prolog" && s.reason.contains("names other repos")));
     }
 
     #[test]
