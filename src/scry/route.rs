@@ -226,35 +226,43 @@ pub struct RouteWorld<'a> {
     pub evidence: &'a BTreeMap<String, Vec<String>>,
 }
 
-/// How well the query matches what the project did with each repo (its edge evidence),
-/// 0..1 per repo. Query words are weighted by how few repos' evidence holds them
-/// (`ln(1 + N / df)` over the N repos with evidence), so words in every repo's evidence
-/// (the project's own name, "session") count for little. 1 means every query word is in
-/// the repo's evidence; repos without evidence are absent.
-pub fn evidence_relevance(query_words: &[String], evidence: &BTreeMap<String, Vec<String>>) -> BTreeMap<String, f64> {
-    let vocab: BTreeMap<&String, BTreeSet<String>> = evidence
-        .iter()
-        .map(|(repo, texts)| (repo, texts.iter().flat_map(|t| words(t)).map(|w| stem(&w).to_string()).collect()))
-        .collect();
-    let n = vocab.len() as f64;
-    let query: BTreeSet<String> = query_words.iter().map(|w| stem(w).to_string()).collect();
-    let idf: Vec<(String, f64)> = query
+/// How well the query matches what the project did with each repo (its edge evidence):
+/// per repo, the best-matching evidence text and its score, 0..1. A text scores the
+/// share of the query's words it holds, each word weighted by how few repos' evidence
+/// holds it (`ln(1 + N / df)` over the N repos with evidence), so words in every repo's
+/// evidence (the project's own name, "session") count for little. Texts are scored one
+/// by one, not pooled: a repo mentioned in hundreds of sentences does not match every
+/// query. Repos without evidence are absent.
+pub fn evidence_relevance(
+    query_words: &[String],
+    evidence: &BTreeMap<String, Vec<String>>,
+) -> BTreeMap<String, (f64, String)> {
+    let stems = |text: &str| -> BTreeSet<String> { words(text).iter().map(|w| stem(w).to_string()).collect() };
+    let texts: BTreeMap<&String, Vec<(BTreeSet<String>, &String)>> =
+        evidence.iter().map(|(repo, texts)| (repo, texts.iter().map(|t| (stems(t), t)).collect())).collect();
+    let n = texts.len() as f64;
+    let idf: Vec<(String, f64)> = stems(&query_words.join(" "))
         .into_iter()
         .map(|w| {
-            let df = vocab.values().filter(|v| v.contains(&w)).count() as f64;
+            let df = texts.values().filter(|ts| ts.iter().any(|(v, _)| v.contains(&w))).count() as f64;
             let idf = (1.0 + n / df.max(1.0)).ln();
             (w, idf)
         })
         .collect();
     let total: f64 = idf.iter().map(|(_, i)| i).sum();
-    vocab
-        .into_iter()
-        .map(|(repo, v)| {
-            // (An empty float sum is -0.0; start from +0.0 so "0.00" prints as such.)
+    let mut out = BTreeMap::new();
+    for (repo, ts) in texts {
+        let mut best = (0.0, String::new());
+        for (v, text) in ts {
             let hit = idf.iter().filter(|(w, _)| v.contains(w)).fold(0.0, |sum, (_, i)| sum + i);
-            (repo.clone(), if total > 0.0 { hit / total } else { 0.0 })
-        })
-        .collect()
+            let score = if total > 0.0 { hit / total } else { 0.0 };
+            if score > best.0 {
+                best = (score, text.clone());
+            }
+        }
+        out.insert(repo.clone(), best);
+    }
+    out
 }
 
 /// Chooses the repos to search. `prescore` is a cheap lexical pre-score of the query in
@@ -352,11 +360,14 @@ pub fn route(
     for (r, raw_score) in raw {
         let topic = nodes.get(&r).map(|n| topical(&query_words, n)).unwrap_or(0.0);
         let lexical = if max_raw > 0.0 { raw_score / max_raw } else { 0.0 };
-        let history = from_evidence.get(&r).copied().unwrap_or(0.0);
+        let (history, because) = from_evidence.get(&r).map(|(s, t)| (*s, t.as_str())).unwrap_or((0.0, ""));
         let relevance = (topic + lexical + history) / 3.0;
-        let terms = format!(
+        let mut terms = format!(
             "relevance {relevance:.2} = mean of registry {topic:.2}, content {lexical:.2}, evidence {history:.2}"
         );
+        if history > 0.0 {
+            terms.push_str(&format!(" (\"{}\")", excerpt(because, 80)));
+        }
         match best_edge.get(r.as_str()) {
             Some(e) => {
                 if relevance < options.min_relevance {
@@ -419,6 +430,15 @@ pub fn route(
     }
     weigh(&mut searched, &mut prescore);
     Route { project: project.map(str::to_string), searched, skipped }
+}
+
+/// `text` cut to at most `max` characters (on a char boundary), `…` marking a cut.
+fn excerpt(text: &str, max: usize) -> String {
+    let text = text.trim();
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
 }
 
 /// Turns each searched repo's bonus (in `factor`) into its final factor (see
@@ -586,8 +606,21 @@ mod tests {
 
         let relevance = evidence_relevance(&words("C parser extraction"), &evidence);
         // `extraction` is in two repos' evidence, `parser` in one: SDL has both.
-        assert!(relevance["SDL"] > relevance["dojo"] && relevance["dojo"] > 0.0, "{relevance:?}");
-        assert_eq!(relevance["livestore"], 0.0);
+        assert!(relevance["SDL"].0 > relevance["dojo"].0 && relevance["dojo"].0 > 0.0, "{relevance:?}");
+        assert_eq!(relevance["livestore"].0, 0.0);
+        assert!(relevance["SDL"].1.starts_with("Stress-tested the C parser"));
+
+        // Texts are scored one by one: words scattered over many sentences do not add up.
+        let scattered: BTreeMap<String, Vec<String>> = [
+            ("wide", vec!["the C side", "a parser here", "symbols there"]),
+            ("focused", vec!["the C parser found 84k symbols"]),
+        ]
+        .into_iter()
+        .map(|(r, ts)| (r.to_string(), ts.into_iter().map(String::from).collect()))
+        .collect();
+        let relevance = evidence_relevance(&words("C parser symbols"), &scattered);
+        assert!((relevance["focused"].0 - 1.0).abs() < 1e-9, "{relevance:?}");
+        assert!(relevance["wide"].0 < 0.5, "{relevance:?}");
     }
 
     #[test]
