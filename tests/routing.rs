@@ -164,7 +164,8 @@ fn real_world_dojo_query_routes_to_patina_and_dojo_only() {
     ]);
     assert!(text.contains("in patina, dojo "), "{text}");
     assert!(text.contains("searched  dojo") && text.contains("via patina TESTS_WITH dojo"), "{text}");
-    assert!(text.contains("skipped   SDL") && text.contains("names other repos"), "{text}");
+    let sdl = text.lines().find(|l| l.contains("skipped   SDL")).unwrap_or_else(|| panic!("{text}"));
+    assert!(sdl.contains("not relevant to the query (relevance"), "SDL is skipped with its reason: {text}");
     assert!(text.contains("[dojo:lexical]  crates/dojo-core/src/world.cairo"), "{text}");
     // Without naming a repo, the C question routes to SDL through its TESTS_WITH edge.
     let c = home.json(&[
