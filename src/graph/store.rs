@@ -23,6 +23,11 @@ const NODES: TableDefinition<&str, &[u8]> = TableDefinition::new("graph_nodes");
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("graph_meta");
 /// "from\0TYPE\0to" → weight: the adjacency alone, for path searches that need no provenance.
 const WEIGHTS: TableDefinition<&str, f64> = TableDefinition::new("graph_weights");
+/// "to\0TYPE\0from" → weight: the same adjacency read backwards (bidirectional path search).
+const WEIGHTS_IN: TableDefinition<&str, f64> = TableDefinition::new("graph_weights_in");
+/// The layout of the graph tables. A store whose graph was written in another layout
+/// has no usable graph (`stamp` is `None`), so the next refresh re-derives it.
+const FORMAT: &[u8] = b"graph-2";
 
 fn config() -> impl bincode::config::Config {
     bincode::config::standard().with_limit::<{ 64 * 1024 * 1024 }>()
@@ -56,6 +61,9 @@ pub fn stamp(store: &Store) -> Result<Option<Stamp>, Error> {
         Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
         Err(e) => return Err(e.into()),
     };
+    if meta.get("format")?.is_none_or(|f| f.value() != FORMAT) {
+        return Ok(None);
+    }
     match meta.get("stamp")? {
         Some(v) => Ok(Some(decode("stamp", v.value())?)),
         None => Ok(None),
@@ -78,15 +86,19 @@ pub fn write(store: &Store, graph: &Graph) -> Result<bool, Error> {
     txn.delete_table(IN)?;
     txn.delete_table(NODES)?;
     txn.delete_table(WEIGHTS)?;
+    txn.delete_table(WEIGHTS_IN)?;
     {
         let mut edges = txn.open_table(EDGES)?;
         let mut inbound = txn.open_table(IN)?;
         let mut weights = txn.open_table(WEIGHTS)?;
+        let mut weights_in = txn.open_table(WEIGHTS_IN)?;
         for e in &graph.edges {
             let key = out_key(&e.from, e.edge_type, &e.to);
             edges.insert(key.as_str(), encode(e).as_slice())?;
             weights.insert(key.as_str(), e.weight)?;
-            inbound.insert(out_key(&e.to, e.edge_type, &e.from).as_str(), 0)?;
+            let key_in = out_key(&e.to, e.edge_type, &e.from);
+            inbound.insert(key_in.as_str(), 0)?;
+            weights_in.insert(key_in.as_str(), e.weight)?;
         }
         let mut nodes = txn.open_table(NODES)?;
         for n in &graph.nodes {
@@ -95,6 +107,7 @@ pub fn write(store: &Store, graph: &Graph) -> Result<bool, Error> {
         let mut meta = txn.open_table(META)?;
         let stamp: Stamp = (graph.through_seq, graph.fingerprint);
         meta.insert("stamp", encode(&stamp).as_slice())?;
+        meta.insert("format", FORMAT)?;
     }
     txn.commit()?;
     Ok(true)
@@ -182,33 +195,47 @@ pub fn in_edges(store: &Store, id: &str) -> Result<Vec<Edge>, Error> {
 /// A read snapshot of the adjacency (targets and weights, no provenance), for searches
 /// that expand many nodes.
 pub struct Adjacency {
-    table: Option<redb::ReadOnlyTable<&'static str, f64>>,
+    out: Option<redb::ReadOnlyTable<&'static str, f64>>,
+    into: Option<redb::ReadOnlyTable<&'static str, f64>>,
 }
 
 impl Adjacency {
     pub fn open(store: &Store) -> Result<Adjacency, Error> {
         let txn = store.db.begin_read()?;
-        match txn.open_table(WEIGHTS) {
-            Ok(table) => Ok(Adjacency { table: Some(table) }),
-            Err(redb::TableError::TableDoesNotExist(_)) => Ok(Adjacency { table: None }),
-            Err(e) => Err(e.into()),
-        }
+        let open = |table| match txn.open_table(table) {
+            Ok(table) => Ok(Some(table)),
+            Err(redb::TableError::TableDoesNotExist(_)) => Ok(None),
+            Err(e) => Err(e),
+        };
+        Ok(Adjacency { out: open(WEIGHTS)?, into: open(WEIGHTS_IN)? })
     }
 
     /// (type, to, weight) of every edge out of `id`.
     pub fn out(&self, id: &str) -> Result<Vec<(EdgeType, String, f64)>, Error> {
-        let Some(table) = &self.table else { return Ok(Vec::new()) };
-        let p = prefix(id);
-        let mut out = Vec::new();
-        for entry in table.range(p.as_str()..)? {
-            let (k, w) = entry?;
-            let Some(rest) = k.value().strip_prefix(&p) else { break };
-            let Some((t, to)) = rest.split_once('\u{0}') else { continue };
-            let Ok(t) = EdgeType::parse(t) else { continue };
-            out.push((t, to.to_string(), w.value()));
-        }
-        Ok(out)
+        scan(self.out.as_ref(), id)
     }
+
+    /// (type, from, weight) of every edge into `id`.
+    pub fn into(&self, id: &str) -> Result<Vec<(EdgeType, String, f64)>, Error> {
+        scan(self.into.as_ref(), id)
+    }
+}
+
+fn scan(
+    table: Option<&redb::ReadOnlyTable<&'static str, f64>>,
+    id: &str,
+) -> Result<Vec<(EdgeType, String, f64)>, Error> {
+    let Some(table) = table else { return Ok(Vec::new()) };
+    let p = prefix(id);
+    let mut out = Vec::new();
+    for entry in table.range(p.as_str()..)? {
+        let (k, w) = entry?;
+        let Some(rest) = k.value().strip_prefix(&p) else { break };
+        let Some((t, other)) = rest.split_once('\u{0}') else { continue };
+        let Ok(t) = EdgeType::parse(t) else { continue };
+        out.push((t, other.to_string(), w.value()));
+    }
+    Ok(out)
 }
 
 /// What a refresh did.
