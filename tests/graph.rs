@@ -55,33 +55,79 @@ struct Label {
     why: String,
 }
 
-#[test]
-fn labelled_graph_precision_and_recall() {
-    let home = real_world();
-    let labels: Labels =
-        toml::from_str(&std::fs::read_to_string(root().join("eval/graph-labels.toml")).unwrap()).unwrap();
-    let evaluated = ["USES", "LEARNS_FROM", "TESTS_WITH", "SIBLING"];
-    let derived: Vec<_> = edges(&home).into_iter().filter(|e| evaluated.contains(&e.1.as_str())).collect();
+fn read_labels(file: &str) -> Labels {
+    toml::from_str(&std::fs::read_to_string(root().join(file)).unwrap()).unwrap()
+}
+
+/// Precision and recall of the derived patina edges of the evaluated types against a
+/// label file, printing the misses.
+fn score(derived: &[(String, String, String, f64)], labels: &Labels, name: &str) -> (f64, f64) {
     let is_true = |e: &(String, String, String, f64)| {
         e.0 == "patina" && labels.edge.iter().any(|l| l.edge_type == e.1 && l.to == e.2)
     };
     let tp = derived.iter().filter(|e| is_true(e)).count();
     let precision = tp as f64 / derived.len().max(1) as f64;
     let recall = tp as f64 / labels.edge.len() as f64;
-    println!("derived {} edges of {evaluated:?}; labelled {} edges", derived.len(), labels.edge.len());
+    println!("{name}: derived {} edges; labelled {} edges", derived.len(), labels.edge.len());
     println!("precision {precision:.3} ({tp}/{}), recall {recall:.3} ({tp}/{})", derived.len(), labels.edge.len());
     for e in derived.iter().filter(|e| !is_true(e)) {
         println!("  false positive: {} {} {} ({:.2})", e.0, e.1, e.2, e.3);
     }
-    for l in labels.edge.iter().filter(|l| !has(&derived, "patina", &l.edge_type, &l.to)) {
+    for l in labels.edge.iter().filter(|l| !has(derived, "patina", &l.edge_type, &l.to)) {
         println!("  missed: patina {} {} (sessions {:?})", l.edge_type, l.to, l.sessions);
     }
+    (precision, recall)
+}
+
+const EVALUATED: [&str; 4] = ["USES", "LEARNS_FROM", "TESTS_WITH", "SIBLING"];
+
+#[test]
+fn labelled_graph_precision_and_recall() {
+    let home = real_world();
+    let labels = read_labels("eval/graph-labels.toml");
+    let derived: Vec<_> = edges(&home).into_iter().filter(|e| EVALUATED.contains(&e.1.as_str())).collect();
+    let (precision, recall) = score(&derived, &labels, "eval/graph-labels.toml (rules' author)");
     for l in &labels.non_edge {
         let hit = derived.iter().find(|e| e.0 == "patina" && e.2 == l.to && (l.edge_type == "*" || l.edge_type == e.1));
         assert!(hit.is_none(), "non-edge derived: {hit:?} ({})", l.why);
     }
     assert!(precision >= 0.9, "precision {precision}");
     assert!(recall >= 0.8, "recall {recall}");
+}
+
+/// The second labeller read the logs without seeing the rules or the first labels.
+#[test]
+fn second_labeller_precision_recall_and_agreement() {
+    let home = real_world();
+    let first = read_labels("eval/graph-labels.toml");
+    let second = read_labels("eval/graph-labels-2.toml");
+    let derived: Vec<_> = edges(&home).into_iter().filter(|e| EVALUATED.contains(&e.1.as_str())).collect();
+    let (precision, recall) = score(&derived, &second, "eval/graph-labels-2.toml (independent)");
+    assert!(precision >= 0.85, "precision {precision}");
+    assert!(recall >= 0.75, "recall {recall}");
+
+    // Agreement between the labellers over every (type, node) cell of the registry.
+    let nodes: Vec<String> = home
+        .json(&["mother", "graph", "--nodes"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap().to_string())
+        .filter(|n| n != "patina")
+        .collect();
+    let says = |labels: &Labels, t: &str, n: &str| labels.edge.iter().any(|l| l.edge_type == t && l.to == n);
+    let cells: Vec<(bool, bool)> = ["USES", "LEARNS_FROM", "TESTS_WITH"]
+        .iter()
+        .flat_map(|t| nodes.iter().map(move |n| (*t, n)))
+        .map(|(t, n)| (says(&first, t, n), says(&second, t, n)))
+        .collect();
+    let n = cells.len() as f64;
+    let observed = cells.iter().filter(|(a, b)| a == b).count() as f64 / n;
+    let (pa, pb) = (cells.iter().filter(|c| c.0).count() as f64 / n, cells.iter().filter(|c| c.1).count() as f64 / n);
+    let chance = pa * pb + (1.0 - pa) * (1.0 - pb);
+    let kappa = (observed - chance) / (1.0 - chance);
+    println!("labellers agree on {observed:.3} of {n} cells, Cohen's kappa {kappa:.3}");
+    assert!(kappa >= 0.7, "kappa {kappa}");
 }
 
 #[test]
