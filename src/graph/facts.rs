@@ -96,10 +96,11 @@ fn is_command_cue(cue: &str) -> bool {
     cue.contains("--repo")
 }
 
-/// Builder of groups keyed by (kind, from, to).
+/// Builder of groups keyed by (kind, from, to). Groups are found by hash while loading
+/// (hundreds of thousands on a big log) and sorted once at the end.
 #[derive(Default)]
 struct Grouper {
-    groups: BTreeMap<(u8, u32, u32), BTreeMap<String, Unit>>,
+    groups: HashMap<(u8, u32, u32), BTreeMap<String, Unit>>,
 }
 
 impl Grouper {
@@ -109,18 +110,33 @@ impl Grouper {
         kind: u8,
         from: u32,
         to: u32,
-        unit: String,
+        unit: &str,
         date: Option<jiff::civil::Date>,
         strong: bool,
         seq: u64,
     ) {
         let units = self.groups.entry((kind, from, to)).or_default();
-        let entry = units.entry(unit.clone()).or_insert(Unit { key: unit, strong: false, date, seqs: Vec::new() });
+        let entry = match units.get_mut(unit) {
+            Some(entry) => entry,
+            None => units.entry(unit.to_string()).or_insert(Unit {
+                key: unit.to_string(),
+                strong: false,
+                date,
+                seqs: Vec::new(),
+            }),
+        };
         entry.seqs.push(seq);
         entry.strong |= strong;
         if date > entry.date {
             entry.date = date;
         }
+    }
+
+    /// The groups in key order.
+    fn into_sorted(self) -> Vec<((u8, u32, u32), BTreeMap<String, Unit>)> {
+        let mut groups: Vec<_> = self.groups.into_iter().collect();
+        groups.sort_unstable_by_key(|(key, _)| *key);
+        groups
     }
 }
 
@@ -158,6 +174,8 @@ pub fn from_events(events: &[StoredEvent], params: &Params, through_seq: u64) ->
     let mut unlinks = BTreeMap::new();
     let mut feedback: BTreeMap<(u32, u32), Feedback> = BTreeMap::new();
     let mut newest_date = None;
+    // Session dates repeat across a session's mentions: parse each distinct one once.
+    let mut dates: HashMap<&str, Option<jiff::civil::Date>> = HashMap::new();
     for e in events {
         match &e.event {
             Event::Mention(m) => {
@@ -165,7 +183,7 @@ pub fn from_events(events: &[StoredEvent], params: &Params, through_seq: u64) ->
                 if p == r {
                     continue;
                 }
-                let date = m.session_date.as_deref().and_then(parse_date);
+                let date = m.session_date.as_deref().and_then(|d| *dates.entry(d).or_insert_with(|| parse_date(d)));
                 newest_date = newest_date.max(date);
                 let kind = match m.cue_class {
                     CueClass::Testing if is_command_cue(&m.cue) => program::G_COMMAND,
@@ -175,16 +193,16 @@ pub fn from_events(events: &[StoredEvent], params: &Params, through_seq: u64) ->
                     CueClass::Plain => program::G_PLAIN,
                 };
                 let strong = m.strong_cue || kind == program::G_COMMAND;
-                grouper.add(kind, p, r, m.session_id.clone(), date, strong, e.seq);
+                grouper.add(kind, p, r, &m.session_id, date, strong, e.seq);
                 if kind == program::G_COMMAND {
                     // A testing command is (strong) testing evidence too.
-                    grouper.add(program::G_TESTING, p, r, m.session_id.clone(), date, true, e.seq);
+                    grouper.add(program::G_TESTING, p, r, &m.session_id, date, true, e.seq);
                 }
             }
             Event::Import(i) => {
                 let (Some(p), Some(r)) = (id(&i.project), id(&i.repo)) else { continue };
                 if p != r {
-                    grouper.add(program::G_IMPORT, p, r, i.manifest.clone(), None, true, e.seq);
+                    grouper.add(program::G_IMPORT, p, r, &i.manifest, None, true, e.seq);
                 }
             }
             Event::BenchRun(b) => {
@@ -192,7 +210,7 @@ pub fn from_events(events: &[StoredEvent], params: &Params, through_seq: u64) ->
                 let date = parse_date(&b.when);
                 newest_date = newest_date.max(date);
                 if p != r {
-                    grouper.add(program::G_BENCH, p, r, format!("{} @ {}", b.suite, b.when), date, true, e.seq);
+                    grouper.add(program::G_BENCH, p, r, &format!("{} @ {}", b.suite, b.when), date, true, e.seq);
                 }
             }
             Event::LinkAdded(l) => {
@@ -227,7 +245,7 @@ pub fn from_events(events: &[StoredEvent], params: &Params, through_seq: u64) ->
         };
         input.nodes.push(NodeIs(i as u32, kind));
     }
-    for ((kind, from, to), units) in grouper.groups {
+    for ((kind, from, to), units) in grouper.into_sorted() {
         let g = groups.len() as u32;
         let strong = units.values().filter(|u| u.strong).count() as u32;
         input.groups.push(Group(g, from, to, kind, units.len() as u32, strong));
