@@ -1,11 +1,12 @@
 //! Routing: which repos a query from a project should search, and why.
 //!
 //! Graph routing reads the derived graph: the repos the project USES, LEARNS_FROM,
-//! TESTS_WITH or is a SIBLING of (direction matters), narrowed by the query's relevance to
-//! each (its registry domains and summary, and a cheap lexical pre-score in its index).
-//! A repo the query names (id or alias) is searched even without an edge; the local
-//! project is always searched first. With no edges and no named repo, only the local
-//! project is searched: never brute force.
+//! TESTS_WITH or is a SIBLING of (direction matters) are admitted, and the query chooses
+//! among them by relevance, the mean of: its registry entry ([`topical`]), its content
+//! (the CORI selection pre-score, `search::select`) and the evidence behind the edge
+//! ([`evidence_relevance`]). A repo the query names (id or alias) is searched even
+//! without an edge; the local project is always searched first. With no edges and no
+//! named repo, only the local project is searched: never brute force.
 //!
 //! Architecture Invariant: routing is read-only and deterministic for a given graph,
 //! registry and query; every searched and every skipped repo carries its reason.
@@ -265,8 +266,8 @@ pub fn evidence_relevance(
     out
 }
 
-/// Chooses the repos to search. `prescore` is a cheap lexical pre-score of the query in
-/// a repo (its best BM25 score), if available.
+/// Chooses the repos to search. `prescore` is a cheap content pre-score of the query in a
+/// repo (0..1, comparable across repos: `scry::selection`), if available.
 pub fn route(
     project: Option<&str>,
     query: &str,
