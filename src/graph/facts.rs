@@ -100,8 +100,11 @@ fn is_command_cue(cue: &str) -> bool {
 /// (hundreds of thousands on a big log) and sorted once at the end.
 #[derive(Default)]
 struct Grouper {
-    groups: HashMap<(u8, u32, u32), BTreeMap<String, Unit>>,
+    groups: HashMap<GroupKey, BTreeMap<String, Unit>>,
 }
+
+/// (kind, from, to).
+type GroupKey = (u8, u32, u32);
 
 impl Grouper {
     #[allow(clippy::too_many_arguments)]
@@ -133,7 +136,7 @@ impl Grouper {
     }
 
     /// The groups in key order.
-    fn into_sorted(self) -> Vec<((u8, u32, u32), BTreeMap<String, Unit>)> {
+    fn into_sorted(self) -> Vec<(GroupKey, BTreeMap<String, Unit>)> {
         let mut groups: Vec<_> = self.groups.into_iter().collect();
         groups.sort_unstable_by_key(|(key, _)| *key);
         groups

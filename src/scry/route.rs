@@ -449,7 +449,8 @@ fn weigh(searched: &mut [Routed], prescore: &mut impl FnMut(&str) -> Option<f64>
     let best = content.iter().copied().fold(0.0f64, f64::max);
     for (routed, content) in searched.iter_mut().zip(content) {
         let share = if best > 0.0 { content / best } else { 1.0 };
-        routed.factor = 1.0 - CONTENT_SPREAD + CONTENT_SPREAD * share + routed.factor;
+        // `factor` held the bonus; add the content part.
+        routed.factor += 1.0 - CONTENT_SPREAD + CONTENT_SPREAD * share;
     }
 }
 
