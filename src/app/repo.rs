@@ -166,7 +166,8 @@ fn index_one(
 fn print_report(ctx: &mut Invocation, r: &BuildReport) -> anyhow::Result<()> {
     writeln!(
         ctx.out,
-        "indexed {}: {} files ({} changed, {} unchanged, {} removed, {} skipped), {} chunks, {} embedded now, {} from cache, {} ({}), {:.1}s",
+        "{} {}: {} files ({} changed, {} unchanged, {} removed, {} skipped), {} chunks, {} embedded now, {} from cache, {} ({}), {:.1}s",
+        if r.up_to_date { "up to date" } else { "indexed" },
         r.repo,
         r.files,
         r.files_changed,

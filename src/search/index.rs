@@ -130,6 +130,9 @@ pub struct BuildReport {
     pub index_bytes: u64,
     pub elapsed_ms: u64,
     pub embed_ms: u64,
+    /// Nothing changed since the live generation (same files, root and model): it was
+    /// kept as it is and nothing was written.
+    pub up_to_date: bool,
 }
 
 /// Where a build is, for progress bars.
@@ -226,6 +229,7 @@ pub fn build(
         index_bytes: 0,
         elapsed_ms: 0,
         embed_ms: 0,
+        up_to_date: false,
     };
     let files = walk(root, &mut report);
     let mut chunks: Vec<StoredChunk> = Vec::new();
@@ -274,6 +278,24 @@ pub fn build(
     }
     report.files = manifest.len() as u64;
     report.chunks = chunks.len() as u64;
+
+    // Nothing changed: keep the live generation (if it opens whole) and write nothing.
+    if let (Some(prev), Some((name, dir))) = (&previous, &live)
+        && report.files_changed == 0
+        && report.files_removed == 0
+        && prev.meta.root == root.display().to_string()
+        && prev.meta.model_id == report.model_id
+        && open(repo_dir, repo).is_ok()
+    {
+        report.files_unchanged = report.files;
+        report.chunks_cached = if report.model_id.is_some() { report.chunks } else { 0 };
+        report.generation = name.clone();
+        report.index_bytes = dir_size(dir);
+        report.up_to_date = true;
+        report.elapsed_ms = started.elapsed().as_millis() as u64;
+        progress(Phase::Write, 1, 1);
+        return Ok(report);
+    }
 
     // 2. Embed what the cache does not have, committing step by step (resumable).
     let mut vectors: Vec<Vec<f32>> = Vec::new();
@@ -712,6 +734,32 @@ mod tests {
         let vector = HashEmbedder.embed(&[&embed_input(&top.chunk)]).unwrap();
         let near = generation.semantic(&vector[0], 1).unwrap().unwrap();
         assert_eq!(near[0].0, hits[0].0);
+    }
+
+    #[test]
+    fn an_update_with_nothing_changed_writes_nothing() {
+        let src = repo(&[("src/world.rs", WORLD)]);
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("demo");
+        let first = build(&dir, "demo", src.path(), None, &mut quiet()).unwrap();
+        assert!(!first.up_to_date);
+        let again = build(&dir, "demo", src.path(), None, &mut quiet()).unwrap();
+        assert!(again.up_to_date);
+        assert_eq!(again.generation, first.generation, "the live generation is kept");
+        assert_eq!((again.files_unchanged, again.chunks), (1, first.chunks));
+
+        // Asking for the semantic channel is a change.
+        let semantic = build(&dir, "demo", src.path(), Some(&mut HashEmbedder), &mut quiet()).unwrap();
+        assert!(!semantic.up_to_date && semantic.chunks_embedded > 0);
+        assert!(build(&dir, "demo", src.path(), Some(&mut HashEmbedder), &mut quiet()).unwrap().up_to_date);
+
+        // A damaged live generation is rebuilt, not kept.
+        let (_, gen_dir) = current_generation(&dir).unwrap();
+        std::fs::write(gen_dir.join("vectors.usearch"), b"garbage").unwrap();
+        let repaired = build(&dir, "demo", src.path(), Some(&mut HashEmbedder), &mut quiet()).unwrap();
+        assert!(!repaired.up_to_date);
+        assert_eq!(repaired.chunks_embedded, 0, "vectors come back from the cache");
+        assert!(open(&dir, "demo").is_ok());
     }
 
     #[test]
