@@ -44,9 +44,21 @@ const VECTORS: TableDefinition<&[u8; 32], &[u8]> = TableDefinition::new("vectors
 pub const FORMAT: u32 = 1;
 /// Chunks embedded (and committed to the cache) per step.
 const EMBED_STEP: usize = 128;
-/// Directory names never indexed: vendored and build output.
-const SKIP_DIRS: [&str; 10] =
-    ["vendor", "node_modules", "third_party", "target", "dist", "build", "__pycache__", "venv", ".venv", ".git"];
+/// Directory names never indexed: vendored code, environments, caches.
+const SKIP_DIRS: [&str; 7] = ["vendor", "node_modules", "third_party", "__pycache__", "venv", ".venv", ".git"];
+/// Directory names of build output, skipped unless inside a `src` directory (where they
+/// are source: SvelteKit's `src/exports/vite/build/`, a `src/build/` module).
+const BUILD_DIRS: [&str; 3] = ["target", "dist", "build"];
+
+/// Whether the walk skips this directory (`rel`: its path relative to the repo root).
+fn skip_dir(rel: &Path) -> bool {
+    let Some(name) = rel.file_name().map(|n| n.to_string_lossy()) else { return false };
+    if SKIP_DIRS.contains(&name.as_ref()) {
+        return true;
+    }
+    BUILD_DIRS.contains(&name.as_ref())
+        && !rel.parent().is_some_and(|parent| parent.components().any(|c| c.as_os_str() == "src"))
+}
 
 /// Building or opening an index failed.
 #[derive(Debug, thiserror::Error)]
@@ -463,9 +475,10 @@ fn write_chunks_db(
 }
 
 /// Lists the files to index: `.gitignore`d, hidden, vendored and build directories are
-/// skipped, symlinks are not followed. Sorted by path. Walk errors become `skipped`.
+/// skipped (see [`skip_dir`]), symlinks are not followed. Sorted by path. Walk errors become `skipped`.
 fn walk(root: &Path, report: &mut BuildReport) -> Vec<(String, PathBuf)> {
     let mut files = Vec::new();
+    let base = root.to_path_buf();
     let walker = ignore::WalkBuilder::new(root)
         .hidden(true)
         .git_ignore(true)
@@ -474,10 +487,10 @@ fn walk(root: &Path, report: &mut BuildReport) -> Vec<(String, PathBuf)> {
         .require_git(false)
         .follow_links(false)
         .sort_by_file_name(|a, b| a.cmp(b))
-        .filter_entry(|entry| {
+        .filter_entry(move |entry| {
             !(entry.depth() > 0
                 && entry.file_type().is_some_and(|t| t.is_dir())
-                && SKIP_DIRS.contains(&entry.file_name().to_string_lossy().as_ref()))
+                && entry.path().strip_prefix(&base).is_ok_and(skip_dir))
         })
         .build();
     for entry in walker {
@@ -769,6 +782,9 @@ mod tests {
             ("bin.rs", "\0\0\0binary"),
             ("latin1.py", ""),
             ("vendor/lib.rs", "fn vendored() {}\n"),
+            ("dist/bundle.js", "function bundled() {}\n"),
+            ("packages/app/build/out.js", "function built() {}\n"),
+            ("src/exports/vite/build/index.js", "function plugin() {}\n"),
             ("ignored.rs", "fn ignored() {}\n"),
             (".gitignore", "ignored.rs\n"),
             ("logo.png", "png"),
@@ -778,7 +794,10 @@ mod tests {
         std::os::unix::fs::symlink("/etc/passwd", src.path().join("passwd.txt")).unwrap();
         let home = tempfile::tempdir().unwrap();
         let report = build(&home.path().join("r"), "r", src.path(), None, &mut quiet()).unwrap();
-        assert_eq!(report.files, 1);
+        // ok.rs, and the `build/` directory inside `src/` (source, not output).
+        assert_eq!(report.files, 2);
+        let generation = open_chunks(&home.path().join("r"), "r").unwrap();
+        assert_eq!(generation.file_paths(), ["ok.rs", "src/exports/vite/build/index.js"]);
         let reasons: Vec<(&str, &str)> = report.skipped.iter().map(|s| (s.path.as_str(), s.reason.as_str())).collect();
         assert!(reasons.contains(&("bin.rs", "binary (contains NUL bytes)")), "{reasons:?}");
         assert!(reasons.contains(&("latin1.py", "not valid UTF-8")), "{reasons:?}");
