@@ -235,7 +235,8 @@ pub fn run(searcher: &mut Searcher, world: &World<'_>, set: &QuerySet, routing: 
         let project = world.nodes.contains_key(&q.source_project).then_some(q.source_project.as_str());
         let edges = world.edges.get(&q.source_project).map(Vec::as_slice).unwrap_or(&[]);
         let query = q.query.clone();
-        let selected = crate::scry::selection(searcher, world.indexed, &query);
+        let scope = crate::scry::selection_scope(&mode, world.indexed, project);
+        let selected = crate::scry::selection(searcher, &scope, &query);
         let mut prescore = |repo: &str| selected.get(repo).copied();
         let route = route::route(
             project,

@@ -210,7 +210,7 @@ pub fn plan(
         (Some(p), route::Mode::Graph) => edge_evidence(&log, p, edges.iter().map(|e| e.to.clone()))?,
         _ => BTreeMap::new(),
     };
-    let selected = selection(searcher, &indexed, query);
+    let selected = selection(searcher, &selection_scope(&mode, &indexed, project.as_deref()), query);
     let routed = route::route(
         project.as_deref(),
         query,
@@ -267,6 +267,7 @@ pub fn edge_evidence(
     let mut out = BTreeMap::new();
     for repo in repos {
         let mut texts = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for stored in log.live_by_node(&repo)? {
             let text = match stored.event {
                 Event::Mention(m) if m.project == project && m.repo == repo => m.sentence,
@@ -275,7 +276,7 @@ pub fn edge_evidence(
                 Event::LinkAdded(l) if l.from == project && l.to == repo => l.evidence.unwrap_or_default(),
                 _ => continue,
             };
-            if !text.is_empty() && !texts.contains(&text) {
+            if !text.is_empty() && seen.insert(text.clone()) {
                 texts.push(text);
             }
         }
@@ -284,6 +285,18 @@ pub fn edge_evidence(
         }
     }
     Ok(out)
+}
+
+/// The repos whose content pre-scores a route compares: every indexed repo, except when
+/// the repos are chosen (`--repo`, the oracle), where only they and the project can be
+/// searched, so only their indexes are read.
+pub fn selection_scope(mode: &route::Mode, indexed: &BTreeSet<String>, project: Option<&str>) -> BTreeSet<String> {
+    match mode {
+        route::Mode::Forced(repos) => {
+            repos.iter().map(String::as_str).chain(project).filter(|r| indexed.contains(*r)).map(String::from).collect()
+        }
+        route::Mode::Graph | route::Mode::All => indexed.clone(),
+    }
 }
 
 /// Routing's cheap pre-score: the CORI selection strength (0..1, see
