@@ -17,8 +17,11 @@ use patina::ingest::mention::{NodeMatcher, extract};
 use patina::ingest::{IngestOptions, ingest};
 use patina::store::{OpenOptions, Store};
 
+/// `$PATINA_SHARED_DATA`, else `../shared/data` beside the repository (as the tests).
 fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
+    std::env::var_os("PATINA_SHARED_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data"))
 }
 
 fn files_under(dir: &Path) -> Vec<PathBuf> {

@@ -66,9 +66,14 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `../shared/data`, where the real session logs, registry and queryset live.
+/// Where the real session logs, registry and queryset live: `$PATINA_SHARED_DATA`, else
+/// `../shared/data` beside the repository (`.ci/run` sets the variable for a clone made
+/// elsewhere).
 pub fn shared_data() -> PathBuf {
-    root().join("..").join("shared").join("data")
+    match std::env::var_os("PATINA_SHARED_DATA") {
+        Some(dir) => PathBuf::from(dir),
+        None => root().join("..").join("shared").join("data"),
+    }
 }
 
 pub fn example_registry() -> String {
