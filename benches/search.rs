@@ -23,7 +23,7 @@ use patina::home::PatinaHome;
 use patina::models;
 use patina::search::embed::{Embedder, HashEmbedder, OnnxEmbedder};
 use patina::search::index::{self, BuildReport};
-use patina::search::{SearchRequest, Searcher};
+use patina::search::{SearchRequest, Searcher, WeightedRequest};
 
 const QUERIES: [&str; 12] = [
     "spawn_entity",
@@ -125,9 +125,15 @@ fn latency(searcher: &mut Searcher, repo: &str, rounds: usize) {
         let mut hits = 0usize;
         for _ in 0..rounds {
             for query in QUERIES {
-                let request = SearchRequest { repos: vec![repo.to_string()], query: query.to_string(), limit: 10 };
+                let request = WeightedRequest {
+                    repos: vec![(repo.to_string(), 1.0)],
+                    query: query.to_string(),
+                    limit: 10,
+                    lexical,
+                    semantic,
+                };
                 let started = Instant::now();
-                let result = searcher.search_channels(&request, lexical, semantic).unwrap();
+                let result = searcher.search_weighted(&request).unwrap();
                 times.push(started.elapsed().as_secs_f64() * 1000.0);
                 hits += result.hits.len();
             }

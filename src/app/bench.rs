@@ -1,17 +1,14 @@
 //! `patina bench retrieval`: the three-way table (graph / all / oracle) and per-query rows.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 
 use anyhow::Context;
 
 use super::{Invocation, exit};
-use crate::bench::retrieval::{self, Routing, Row, Summary, World};
+use crate::bench::retrieval::{self, Routing, Row, Summary};
 use crate::cli::BenchCommand;
 use crate::event::log::{EventLog, NewEvent};
 use crate::event::{BenchRun, Event, Source};
-use crate::graph::store as graph_store;
-use crate::repo;
 use crate::search::Searcher;
 
 pub fn run(ctx: &mut Invocation, command: BenchCommand) -> anyhow::Result<u8> {
@@ -20,11 +17,12 @@ pub fn run(ctx: &mut Invocation, command: BenchCommand) -> anyhow::Result<u8> {
     let mut routings: Vec<Routing> = Vec::new();
     for r in &routing {
         routings.push(
-            Routing::parse(r).ok_or_else(|| anyhow::anyhow!("unknown routing '{r}' (valid: graph, all, oracle)"))?,
+            Routing::parse(r)
+                .ok_or_else(|| anyhow::anyhow!("unknown routing '{r}' (valid: graph, all, oracle, bm25-all)"))?,
         );
     }
     if routings.is_empty() {
-        routings = vec![Routing::Graph, Routing::All, Routing::Oracle];
+        routings = vec![Routing::Graph, Routing::All, Routing::Oracle, Routing::Bm25All];
     }
     let mut ks: Vec<usize> = k.into_iter().filter(|k| *k > 0).collect();
     ks.sort_unstable();
@@ -34,41 +32,31 @@ pub fn run(ctx: &mut Invocation, command: BenchCommand) -> anyhow::Result<u8> {
     }
 
     let store = ctx.open_store()?;
-    let log = EventLog::new(&store);
+    // A write path (it records a bench-run event): bring the stored graph up to date first.
     super::graph::current_graph(&store)?;
-    let nodes = log.nodes()?;
-    let indexed: BTreeSet<String> =
-        repo::list(&log, &ctx.home)?.into_iter().filter(|r| r.state == "indexed").map(|r| r.id).collect();
-    if indexed.is_empty() {
+    let world = crate::scry::World::load(&store, &ctx.home, set.queries.iter().map(|q| q.source_project.as_str()))?;
+    drop(store);
+    if world.indexed.is_empty() {
         anyhow::bail!("no repo is indexed yet (run `patina repo add PATH`)");
     }
-    let mut edges = BTreeMap::new();
-    let mut evidence = BTreeMap::new();
-    for q in &set.queries {
-        if !edges.contains_key(&q.source_project) {
-            let out = graph_store::out_edges(&store, &q.source_project)?;
-            let repos = out.iter().map(|e| e.to.clone());
-            evidence.insert(q.source_project.clone(), crate::scry::edge_evidence(&log, &q.source_project, repos)?);
-            edges.insert(q.source_project.clone(), out);
-        }
-    }
-    drop(store);
+    let indexed = &world.indexed;
     let mut searcher = if lexical_only { Searcher::lexical_only(&ctx.home) } else { Searcher::new(&ctx.home) };
     if !lexical_only && !searcher.has_model() {
         eprintln!("patina: the embedding model is missing (`patina models fetch`); the benchmark runs lexical only");
     }
-    let world = World { nodes: &nodes, indexed: &indexed, edges: &edges, evidence: &evidence };
     // Warm up (first model and index loads are not query latency).
     let _ = retrieval::run(
+        &ctx.home,
         &mut searcher,
         &world,
         &retrieval::QuerySet { name: set.name.clone(), queries: set.queries[..1].to_vec() },
         Routing::All,
         &ks,
+        lexical_only,
     );
     let mut rows: Vec<Row> = Vec::new();
     for &routing in &routings {
-        rows.extend(retrieval::run(&mut searcher, &world, &set, routing, &ks));
+        rows.extend(retrieval::run(&ctx.home, &mut searcher, &world, &set, routing, &ks, lexical_only));
     }
     let summaries: Vec<Summary> = routings.iter().map(|r| retrieval::summarize(*r, &rows, &ks)).collect();
 

@@ -13,13 +13,17 @@ use crate::search::{Channels, Hit, Searcher};
 
 pub fn run(ctx: &mut Invocation, args: ScryArgs) -> anyhow::Result<u8> {
     if let Some(detail) = &args.detail {
-        let (query_id, rank) = query_and_rank(detail, "--detail")?;
-        let detail = scry::detail(&ctx.home, query_id, rank)?;
+        let (query_id, rank, part) = query_and_rank(detail, "--detail")?;
+        let detail = scry::detail(&ctx.home, query_id, rank, part)?;
         print_detail(ctx, &detail)?;
         return Ok(exit::OK);
     }
     if let Some(given) = args.useful.as_ref().or(args.not_useful.as_ref()) {
-        let (query_id, rank) = query_and_rank(given, if args.useful.is_some() { "--useful" } else { "--not-useful" })?;
+        let flag = if args.useful.is_some() { "--useful" } else { "--not-useful" };
+        let (query_id, rank, part) = query_and_rank(given, flag)?;
+        if part.is_some() {
+            anyhow::bail!("{flag} takes QUERY_ID RANK: feedback is about the result's repo, not one of its chunks");
+        }
         return feedback(ctx, query_id, rank, args.useful.is_some());
     }
     let query = args.query.clone().unwrap_or_default();
@@ -30,9 +34,16 @@ pub fn run(ctx: &mut Invocation, args: ScryArgs) -> anyhow::Result<u8> {
     let cwd = std::env::current_dir().context("reading the current directory")?;
     let choice = scry::RouteChoice { project: args.project.clone(), repos: args.repos.clone(), all: args.all };
     let store = ctx.open_store()?;
-    let route = scry::plan(&store, &ctx.home, &mut searcher, &cwd, &choice, &query)?;
+    let (world, choice) = scry::World::for_query(&store, &ctx.home, choice, &cwd)?;
     drop(store);
-    let result = scry::scry(&ctx.home, &mut searcher, &route, &query, args.limit).context("searching")?;
+    let result = scry::run(&ctx.home, &mut searcher, &world, &scry::Query::new(&query, choice, args.limit)).map_err(
+        |e| match e {
+            scry::ScryError::Route(why) if why.starts_with("not inside") => {
+                anyhow::anyhow!("{} is {why}", cwd.display())
+            }
+            e => anyhow::Error::new(e).context("searching"),
+        },
+    )?;
     for warning in &result.result.warnings {
         eprintln!("patina: {warning}");
     }
@@ -42,6 +53,7 @@ pub fn run(ctx: &mut Invocation, args: ScryArgs) -> anyhow::Result<u8> {
         let channels = match result.result.channels {
             Channels::Fused => "semantic + lexical",
             Channels::LexicalOnly => "lexical only",
+            Channels::SemanticOnly => "semantic only",
         };
         writeln!(
             ctx.out,
@@ -64,10 +76,15 @@ pub fn run(ctx: &mut Invocation, args: ScryArgs) -> anyhow::Result<u8> {
     Ok(if result.result.hits.is_empty() { exit::NOT_FOUND } else { exit::OK })
 }
 
-fn query_and_rank<'a>(given: &'a [String], flag: &str) -> anyhow::Result<(&'a str, usize)> {
+/// `QUERY_ID RANK` or `QUERY_ID RANK.N` (the N-th other chunk of result RANK).
+fn query_and_rank<'a>(given: &'a [String], flag: &str) -> anyhow::Result<(&'a str, usize, Option<usize>)> {
     let [query_id, rank] = given else { anyhow::bail!("{flag} takes QUERY_ID RANK") };
-    let rank: usize = rank.parse().map_err(|_| anyhow::anyhow!("rank '{rank}' is not a number (ranks start at 1)"))?;
-    Ok((query_id, rank))
+    let bad = || anyhow::anyhow!("rank '{rank}' is not a number or RANK.N (ranks start at 1)");
+    let (rank, part) = match rank.split_once('.') {
+        Some((r, p)) => (r.parse().map_err(|_| bad())?, Some(p.parse().map_err(|_| bad())?)),
+        None => (rank.parse().map_err(|_| bad())?, None),
+    };
+    Ok((query_id, rank, part))
 }
 
 fn feedback(ctx: &mut Invocation, query_id: &str, rank: usize, useful: bool) -> anyhow::Result<u8> {
@@ -96,7 +113,7 @@ fn feedback(ctx: &mut Invocation, query_id: &str, rank: usize, useful: bool) -> 
 fn print_route(ctx: &mut Invocation, route: &route::Route) -> anyhow::Result<()> {
     writeln!(ctx.out, "route from {}:", route.project.as_deref().unwrap_or("(no project)"))?;
     for r in &route.searched {
-        writeln!(ctx.out, "  searched  {:<28} ×{:.2}  {}", r.repo, r.factor, r.reason)?;
+        writeln!(ctx.out, "  searched  {:<28} ×{:.2}  {}", r.repo, r.prior, r.reason)?;
     }
     for s in &route.skipped {
         writeln!(ctx.out, "  skipped   {:<28}        {}", s.repo, s.reason)?;
@@ -129,6 +146,18 @@ fn print_hit(ctx: &mut Invocation, rank: usize, hit: &Hit, route: &str) -> anyho
         channels_text(hit.lexical, hit.semantic)
     )?;
     writeln!(ctx.out, "     {}", hit.summary)?;
+    if !hit.also.is_empty() {
+        let parts: Vec<String> = hit
+            .also
+            .iter()
+            .enumerate()
+            .map(|(n, c)| {
+                let symbol = if c.symbol.is_empty() { String::new() } else { format!(" {}", c.symbol) };
+                format!("{rank}.{} {}-{}{symbol}", n + 1, c.start_line, c.end_line)
+            })
+            .collect();
+        writeln!(ctx.out, "     also: {}", parts.join(", "))?;
+    }
     if route != "local project" && !route.is_empty() {
         writeln!(ctx.out, "     ↳ {route}")?;
     }
@@ -142,6 +171,7 @@ fn print_detail(ctx: &mut Invocation, d: &Detail) -> anyhow::Result<()> {
             "query_id": d.query_id,
             "query": d.query,
             "rank": d.rank,
+            "part": d.part,
             "repo": h.repo,
             "path": h.path,
             "start_line": h.start_line,
@@ -160,16 +190,21 @@ fn print_detail(ctx: &mut Invocation, d: &Detail) -> anyhow::Result<()> {
     }
     writeln!(
         ctx.out,
-        "{} #{}  {}  {}:{}-{}  ({}{})  {}",
+        "{} #{}{}  {}  {}:{}-{}  ({}{})  {}",
         d.query_id,
         d.rank,
+        d.part.map(|p| format!(".{p}")).unwrap_or_default(),
         h.repo,
         h.path,
         h.start_line,
         h.end_line,
         h.language,
         if h.symbol.is_empty() { String::new() } else { format!(", {}", h.symbol) },
-        channels_text(h.lexical, h.semantic)
+        if d.part.is_some() {
+            format!("another matching chunk of result {}", d.rank)
+        } else {
+            channels_text(h.lexical, h.semantic)
+        }
     )?;
     if let Some(before) = &d.before {
         for (i, line) in before.text.lines().enumerate() {

@@ -1,5 +1,10 @@
 //! `patina bench retrieval`: does graph routing find the right repos and documents, and
-//! at what cost, compared with searching everything (`all`) and the ceiling (`oracle`)?
+//! at what cost, compared with searching everything (`all`), the ceiling (`oracle`) and
+//! the bar every mode must clear (`bm25-all`: plain file-level BM25 over every indexed
+//! repo, no graph, no fusion, no priors)?
+//!
+//! The routed modes go through the one query path, `scry::run`, exactly as the CLI and
+//! MCP do (without recording query ids); `bm25-all` is deliberately another engine.
 //!
 //! Metrics per query, for each K:
 //! - repo recall@K: the share of expected repos among the repos of the top K results;
@@ -17,9 +22,8 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::event::NodeRegistered;
-use crate::graph::Edge;
-use crate::scry::route::{self, Mode, RouteOptions};
+use crate::home::PatinaHome;
+use crate::scry::{self, RouteChoice, World};
 use crate::search::Searcher;
 
 /// A queryset (the format of `cross-project-queryset.json`).
@@ -55,11 +59,13 @@ pub fn load(path: &Path) -> anyhow::Result<QuerySet> {
 
 /// Which repos a run searches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Routing {
     Graph,
     All,
     Oracle,
+    /// Plain file-level BM25 over every indexed repo (the baseline).
+    Bm25All,
 }
 
 impl Routing {
@@ -68,6 +74,7 @@ impl Routing {
             "graph" => Some(Routing::Graph),
             "all" => Some(Routing::All),
             "oracle" => Some(Routing::Oracle),
+            "bm25-all" | "bm25_all" | "bm25" => Some(Routing::Bm25All),
             _ => None,
         }
     }
@@ -77,6 +84,7 @@ impl Routing {
             Routing::Graph => "graph",
             Routing::All => "all",
             Routing::Oracle => "oracle",
+            Routing::Bm25All => "bm25-all",
         }
     }
 }
@@ -141,6 +149,21 @@ pub fn waste(searched: &[String], expected: &[String], source: &str) -> usize {
     searched.iter().filter(|r| r.as_str() != source && !expected.contains(r)).count()
 }
 
+/// One ranked result, with what an outside scorer needs to recompute any metric.
+#[derive(Debug, Clone, Serialize)]
+pub struct RankedResult {
+    pub rank: usize,
+    pub repo: String,
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub fused: f32,
+    /// File-level BM25 (combined statistics), if the lexical channel found the file.
+    pub lexical: Option<f32>,
+    /// Best chunk cosine, if the semantic channel found the file.
+    pub semantic: Option<f32>,
+}
+
 /// One query under one routing.
 #[derive(Debug, Clone, Serialize)]
 pub struct Row {
@@ -152,6 +175,8 @@ pub struct Row {
     pub expected_not_indexed: Vec<String>,
     /// The repos of the top results, best first.
     pub top_repos: Vec<String>,
+    /// The ranked results.
+    pub results: Vec<RankedResult>,
     #[serde(flatten)]
     pub metrics: Metrics,
     pub waste: usize,
@@ -208,59 +233,85 @@ pub fn summarize(routing: Routing, rows: &[Row], ks: &[usize]) -> Summary {
     }
 }
 
-/// What the runner needs from the world.
-pub struct World<'a> {
-    pub nodes: &'a BTreeMap<String, NodeRegistered>,
-    pub indexed: &'a BTreeSet<String>,
-    /// Out-edges by source project.
-    pub edges: &'a BTreeMap<String, Vec<Edge>>,
-    /// By source project: the evidence behind its edges (see `scry::edge_evidence`).
-    pub evidence: &'a BTreeMap<String, BTreeMap<String, Vec<String>>>,
-}
-
-/// Runs every query under `routing`; errors of one query are recorded in its row.
-pub fn run(searcher: &mut Searcher, world: &World<'_>, set: &QuerySet, routing: Routing, ks: &[usize]) -> Vec<Row> {
+/// Runs every query under `routing`; errors of one query are recorded in its row. The
+/// `world` holds the edges of every source project of `set` (see [`scry::World::load`]).
+pub fn run(
+    home: &PatinaHome,
+    searcher: &mut Searcher,
+    world: &World,
+    set: &QuerySet,
+    routing: Routing,
+    ks: &[usize],
+    lexical_only: bool,
+) -> Vec<Row> {
     let limit = ks.iter().copied().max().unwrap_or(10);
-    let no_evidence = BTreeMap::new();
+    let all: Vec<String> = world.indexed.iter().cloned().collect();
     let mut rows = Vec::new();
     for q in &set.queries {
         let started = Instant::now();
-        let mode = match routing {
-            Routing::Graph => Mode::Graph,
-            Routing::All => Mode::All,
-            Routing::Oracle => {
-                Mode::Forced(q.expected_repos.iter().filter(|r| world.indexed.contains(*r)).cloned().collect())
-            }
-        };
-        let project = world.nodes.contains_key(&q.source_project).then_some(q.source_project.as_str());
-        let edges = world.edges.get(&q.source_project).map(Vec::as_slice).unwrap_or(&[]);
-        let query = q.query.clone();
-        let scope = crate::scry::selection_scope(&mode, world.indexed, project);
-        let selected = crate::scry::selection(searcher, &scope, &query);
-        let mut prescore = |repo: &str| selected.get(repo).copied();
-        let route = route::route(
-            project,
-            &q.query,
-            &mode,
-            route::RouteWorld {
-                nodes: world.nodes,
-                indexed: world.indexed,
-                edges,
-                evidence: world.evidence.get(&q.source_project).unwrap_or(&no_evidence),
-            },
-            &RouteOptions::default(),
-            &mut prescore,
-        );
-        let searched = route.repos();
-        let (hits, error) = if searched.is_empty() {
-            (Vec::new(), Some("nothing to search".to_string()))
-        } else {
-            match crate::scry::search_routed(searcher, &route, &q.query, limit) {
-                Ok(result) => (result.hits.into_iter().map(|h| (h.repo, h.path)).collect(), None),
-                Err(e) => (Vec::new(), Some(e.to_string())),
+        let project = world.nodes.contains_key(&q.source_project).then(|| q.source_project.clone());
+        let outcome = match routing {
+            Routing::Bm25All => searcher.bm25_files(&all, &q.query, limit).map_err(|e| e.to_string()).map(|hits| {
+                let results = hits
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (repo, path, score))| RankedResult {
+                        rank: i + 1,
+                        repo,
+                        path,
+                        start_line: 0,
+                        end_line: 0,
+                        fused: score,
+                        lexical: Some(score),
+                        semantic: None,
+                    })
+                    .collect();
+                (all.clone(), results)
+            }),
+            _ => {
+                let choice = match routing {
+                    Routing::All => RouteChoice { project, repos: Vec::new(), all: true },
+                    Routing::Oracle => RouteChoice {
+                        project,
+                        repos: q.expected_repos.iter().filter(|r| world.indexed.contains(*r)).cloned().collect(),
+                        all: false,
+                    },
+                    _ => RouteChoice { project, repos: Vec::new(), all: false },
+                };
+                let mut query = scry::Query::new(&q.query, choice, limit);
+                query.record = false;
+                query.semantic = !lexical_only;
+                if routing == Routing::Oracle && query.choice.repos.is_empty() {
+                    Err("no expected repo is indexed".to_string())
+                } else {
+                    scry::run(home, searcher, world, &query).map_err(|e| e.to_string()).map(|found| {
+                        let results = found
+                            .result
+                            .hits
+                            .into_iter()
+                            .enumerate()
+                            .map(|(i, h)| RankedResult {
+                                rank: i + 1,
+                                repo: h.repo,
+                                path: h.path,
+                                start_line: h.start_line,
+                                end_line: h.end_line,
+                                fused: h.fused_score,
+                                lexical: h.lexical.map(|c| c.score),
+                                semantic: h.semantic.map(|c| c.score),
+                            })
+                            .collect();
+                        (found.repos, results)
+                    })
+                }
             }
         };
         let latency_ms = started.elapsed().as_secs_f64() * 1e3;
+        let (searched, results, error) = match outcome {
+            Ok((searched, results)) => (searched, results, None),
+            Err(e) => (Vec::new(), Vec::new(), Some(e)),
+        };
+        let hits: Vec<(String, String)> = results.iter().map(|r| (r.repo.clone(), r.path.clone())).collect();
         rows.push(Row {
             id: q.id.clone(),
             routing,
@@ -269,6 +320,7 @@ pub fn run(searcher: &mut Searcher, world: &World<'_>, set: &QuerySet, routing: 
             searched,
             expected_not_indexed: q.expected_repos.iter().filter(|r| !world.indexed.contains(*r)).cloned().collect(),
             top_repos: hits.iter().map(|(r, _)| r.clone()).collect(),
+            results,
             metrics: metrics(&hits, &q.expected_repos, &q.expected_docs, ks),
             latency_ms,
             error,
@@ -333,6 +385,7 @@ mod tests {
             searched: vec![],
             expected_not_indexed: vec![],
             top_repos: vec![],
+            results: vec![],
             metrics: Metrics {
                 repo_recall: BTreeMap::from([(5, recall)]),
                 doc_recall: BTreeMap::from([(5, None)]),

@@ -169,6 +169,8 @@ pub struct DetailArgs {
     pub query_id: String,
     /// The result's rank in that query (1 = first).
     pub rank: usize,
+    /// One of the result's other matching chunks (listed under it as RANK.N): N.
+    pub part: Option<usize>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -187,18 +189,19 @@ fn approx_tokens(s: &str) -> usize {
 /// The `scry` answer: snippets, best first, cut to the token budget.
 pub fn snippets(result: &scry::Scry, max_tokens: usize) -> String {
     let mut out = format!(
-        "query {} \"{}\" searched {} ({}). Use scry_detail(query_id, rank) for a result in full.\n",
+        "query {} \"{}\" searched {} ({}). Use scry_detail(query_id, rank[, part]) for a result in full.\n",
         result.query_id,
         result.query,
         result.repos.join(", "),
         match result.result.channels {
             crate::search::Channels::Fused => "semantic + lexical",
             crate::search::Channels::LexicalOnly => "lexical only",
+            crate::search::Channels::SemanticOnly => "semantic only",
         }
     );
     let mut shown = 0;
     for (i, hit) in result.result.hits.iter().enumerate() {
-        let entry = format!(
+        let mut entry = format!(
             "{}. {} {}:{}-{} score {:.4}\n   {}\n   route: {}\n",
             i + 1,
             result.provenance.get(i).map(|p| p.split(']').next().unwrap_or("").to_string() + "]").unwrap_or_default(),
@@ -209,6 +212,17 @@ pub fn snippets(result: &scry::Scry, max_tokens: usize) -> String {
             hit.summary,
             result.route.reason(&hit.repo).unwrap_or("")
         );
+        if !hit.also.is_empty() {
+            let parts: Vec<String> = hit
+                .also
+                .iter()
+                .enumerate()
+                .map(|(n, c)| {
+                    format!("part {} lines {}-{}{}", n + 1, c.start_line, c.end_line, symbol_suffix(&c.symbol))
+                })
+                .collect();
+            entry.push_str(&format!("   also in this file: {}\n", parts.join("; ")));
+        }
         if approx_tokens(&out) + approx_tokens(&entry) > max_tokens && shown > 0 {
             break;
         }
@@ -228,6 +242,10 @@ pub fn snippets(result: &scry::Scry, max_tokens: usize) -> String {
         out.push_str(&format!("note: {w}\n"));
     }
     out
+}
+
+fn symbol_suffix(symbol: &str) -> String {
+    if symbol.is_empty() { String::new() } else { format!(" ({symbol})") }
 }
 
 const MAX_ARG: usize = 4096;
@@ -367,12 +385,13 @@ impl PatinaServer {
                 .lock()
                 .map_err(|_| anyhow::anyhow!("the searcher is unavailable after an earlier failure"))?;
             let searcher = guard.get_or_insert_with(|| Searcher::new(&server.home));
-            searcher.reload();
+            // Indexes stay open across calls; one rebuilt by `repo update` is reopened.
+            searcher.refresh();
             let store = server.open()?;
             let choice = scry::RouteChoice { project: args.project, repos: args.repos.unwrap_or_default(), all: false };
-            let route = scry::plan(&store, &server.home, searcher, &server.cwd, &choice, &args.query)?;
+            let (world, choice) = scry::World::for_query(&store, &server.home, choice, &server.cwd)?;
             drop(store);
-            let result = scry::scry(&server.home, searcher, &route, &args.query, limit)?;
+            let result = scry::run(&server.home, searcher, &world, &scry::Query::new(&args.query, choice, limit))?;
             Ok(text(snippets(&result, max_tokens)))
         })
         .await
@@ -386,7 +405,7 @@ impl PatinaServer {
         let server = self.clone();
         blocking(move || {
             check_len("query_id", &args.query_id)?;
-            let d = scry::detail(&server.home, &args.query_id, args.rank)?;
+            let d = scry::detail(&server.home, &args.query_id, args.rank, args.part)?;
             let mut out = format!(
                 "{} #{} {} {}:{}-{} ({})\n",
                 d.query_id, d.rank, d.hit.repo, d.hit.path, d.hit.start_line, d.hit.end_line, d.hit.language

@@ -1,9 +1,14 @@
-//! `scry`: run a search, remember it under a query id, and expand one of its results.
+//! `scry`: the one query path. [`run`] routes a query ([`route`]), searches the routed
+//! repos in one weighted search ([`Searcher::search_weighted`]), tags every result with
+//! its provenance and (optionally) remembers it under a short query id; [`detail`]
+//! returns one result's chunk in full with a few lines of context on each side.
 //!
-//! Two-step retrieval: [`scry`] returns snippets (path, lines, summary, scores) under a
-//! short query id; [`detail`] returns one ranked chunk in full with a few lines of
-//! context on each side.
+//! The CLI, the MCP server and `bench retrieval` all call [`run`]; they differ only in
+//! how long they keep the [`Searcher`] (indexes and model) and the [`World`] open.
 //!
+//! Invariant: the query path reads, it never writes the mother store: the graph it routes
+//! on is the stored one (write paths refresh it); only the query id store
+//! (`scry.redb`, apart from the log) is written, and only when asked to record.
 //! Invariant: [`detail`] serves text only from the repo's index (the chunk store), found
 //! by the stored chunk id and verified by its content hash; it never opens a path taken
 //! from the user or from the stored query, so no id or rank can reach another file.
@@ -13,11 +18,13 @@ pub mod store;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::event::NodeRegistered;
+use crate::graph::Edge;
 use crate::home::PatinaHome;
 use crate::search::index::{self, IndexError, StoredChunk};
-use crate::search::{Hit, SearchError, SearchRequest, SearchResult, Searcher};
+use crate::search::{Hit, SearchError, SearchResult, Searcher, WeightedRequest};
 use route::Route;
-use store::{QueryStore, QueryStoreError, StoredHit, StoredQuery};
+use store::{QueryStore, QueryStoreError, StoredChunkRef, StoredHit, StoredQuery};
 
 /// Lines of context shown before and after a chunk.
 pub const CONTEXT_LINES: usize = 5;
@@ -36,42 +43,164 @@ pub enum ScryError {
     UnknownQuery { id: String },
     #[error("query {id} has {n} results; rank {rank} is not one of them (ranks start at 1)")]
     RankOutOfRange { id: String, rank: usize, n: usize },
+    #[error("result {rank} of query {id} lists {n} other chunks; {rank}.{part} is not one of them")]
+    PartOutOfRange { id: String, rank: usize, part: usize, n: usize },
     #[error(
         "{repo}:{path}:{start_line}: the index changed since query {id} and this chunk is no longer in it; run the query again"
     )]
     ChunkGone { id: String, repo: String, path: String, start_line: u32 },
+    #[error("{0}")]
+    Route(String),
 }
 
 /// A search with its query id.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Scry {
+    /// Empty when the query was not recorded (benchmarks).
     pub query_id: String,
     pub query: String,
     pub repos: Vec<String>,
     /// Why each repo was (not) searched.
     pub route: Route,
-    /// Per hit (same order as `result.hits`): why its repo was searched.
+    /// Per hit (same order as `result.hits`): where it came from and why its repo was searched.
     pub provenance: Vec<String>,
     #[serde(flatten)]
     pub result: SearchResult,
 }
 
-/// Searches the route's repos, weights each hit by its repo's route factor, and stores
-/// the results under a new query id.
-pub fn scry(
-    home: &PatinaHome,
-    searcher: &mut Searcher,
-    route: &Route,
-    query: &str,
-    limit: usize,
-) -> Result<Scry, ScryError> {
-    let request = SearchRequest { repos: route.repos(), query: query.to_string(), limit };
-    let result = search_routed(searcher, route, query, limit)?;
-    let provenance: Vec<String> = result.hits.iter().map(|h| provenance(route, h)).collect();
+/// What routing reads from the log, loaded once (per command, or per process for MCP
+/// and the benchmark): the registered nodes, the repos with an index, and for each
+/// project asked about its out-edges and the evidence behind them.
+#[derive(Debug, Clone, Default)]
+pub struct World {
+    pub nodes: BTreeMap<String, NodeRegistered>,
+    pub indexed: BTreeSet<String>,
+    pub edges: BTreeMap<String, Vec<Edge>>,
+    pub evidence: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+}
+
+impl World {
+    /// Reads the nodes, which of them have a live index (one small file each), and the
+    /// stored graph's out-edges and edge evidence of `projects`. Never derives or writes.
+    pub fn load<'a>(
+        store: &crate::store::Store,
+        home: &PatinaHome,
+        projects: impl IntoIterator<Item = &'a str>,
+    ) -> Result<World, crate::Error> {
+        let log = crate::event::log::EventLog::new(store);
+        let nodes = log.nodes()?;
+        let indexed =
+            nodes.keys().filter(|id| index::live_generation_name(&home.repo_dir(id)).is_some()).cloned().collect();
+        let mut world = World { nodes, indexed, ..World::default() };
+        world.add_projects(store, projects)?;
+        Ok(world)
+    }
+
+    /// The world one query needs: `choice` with its project filled in from `cwd` (see
+    /// [`RouteChoice::or_project_at`]) and that project's edges.
+    pub fn for_query(
+        store: &crate::store::Store,
+        home: &PatinaHome,
+        choice: RouteChoice,
+        cwd: &std::path::Path,
+    ) -> Result<(World, RouteChoice), crate::Error> {
+        let mut world = World::load(store, home, std::iter::empty())?;
+        let choice = choice.or_project_at(&world, cwd);
+        if let Some(project) = choice.project_id(&world) {
+            world.add_projects(store, [project.as_str()])?;
+        }
+        Ok((world, choice))
+    }
+
+    /// Loads the out-edges and edge evidence of `projects` not loaded yet.
+    pub fn add_projects<'a>(
+        &mut self,
+        store: &crate::store::Store,
+        projects: impl IntoIterator<Item = &'a str>,
+    ) -> Result<(), crate::Error> {
+        let log = crate::event::log::EventLog::new(store);
+        let world = self;
+        for project in projects {
+            if world.edges.contains_key(project) || !world.nodes.contains_key(project) {
+                continue;
+            }
+            let out = crate::graph::store::out_edges(store, project)?;
+            let evidence = edge_evidence(&log, project, out.iter().map(|e| e.to.clone()))?;
+            world.evidence.insert(project.to_string(), evidence);
+            world.edges.insert(project.to_string(), out);
+        }
+        Ok(())
+    }
+}
+
+/// Where a query should come from and go to (the CLI's, MCP's and the benchmark's choices).
+#[derive(Debug, Clone, Default)]
+pub struct RouteChoice {
+    /// The project to route from (an id or alias).
+    pub project: Option<String>,
+    /// Search exactly these repos (ids or aliases).
+    pub repos: Vec<String>,
+    /// Search every indexed repo.
+    pub all: bool,
+}
+
+impl RouteChoice {
+    /// Fills in the project from `cwd` (the deepest registered repo containing it) when
+    /// neither a project, nor repos, nor all repos were chosen.
+    pub fn or_project_at(mut self, world: &World, cwd: &std::path::Path) -> RouteChoice {
+        if self.project.is_none() && self.repos.is_empty() && !self.all {
+            self.project = crate::repo::containing(&world.nodes, cwd).map(|n| n.id);
+        }
+        self
+    }
+
+    /// The project this choice routes from, resolved to its id when registered.
+    pub fn project_id(&self, world: &World) -> Option<String> {
+        let given = self.project.as_deref()?;
+        crate::repo::resolve(&world.nodes, given).ok().map(|n| n.id)
+    }
+}
+
+/// One query.
+#[derive(Debug, Clone)]
+pub struct Query {
+    pub text: String,
+    pub choice: RouteChoice,
+    pub limit: usize,
+    /// Channels (both by default).
+    pub lexical: bool,
+    pub semantic: bool,
+    /// Store the result under a query id (for `--detail` and feedback).
+    pub record: bool,
+}
+
+impl Query {
+    pub fn new(text: &str, choice: RouteChoice, limit: usize) -> Query {
+        Query { text: text.to_string(), choice, limit, lexical: true, semantic: true, record: true }
+    }
+}
+
+/// The one query path: route, search, tag, record.
+pub fn run(home: &PatinaHome, searcher: &mut Searcher, world: &World, query: &Query) -> Result<Scry, ScryError> {
+    let route = plan(searcher, world, &query.choice, &query.text)?;
+    let request = WeightedRequest {
+        repos: route.searched.iter().map(|r| (r.repo.clone(), r.prior)).collect(),
+        query: query.text.clone(),
+        limit: query.limit,
+        lexical: query.lexical,
+        semantic: query.semantic,
+    };
+    let result = searcher.search_weighted(&request)?;
+    let provenance: Vec<String> = result.hits.iter().map(|h| provenance(&route, h)).collect();
+    let query_id = if query.record { record(home, &route, &query.text, &result)? } else { String::new() };
+    Ok(Scry { query_id, query: query.text.clone(), repos: route.repos(), route, provenance, result })
+}
+
+fn record(home: &PatinaHome, route: &Route, query: &str, result: &SearchResult) -> Result<String, ScryError> {
     let stored = StoredQuery {
         project: route.project.clone(),
-        query: request.query.clone(),
-        repos: request.repos.clone(),
+        query: query.to_string(),
+        repos: route.repos(),
         ts_ms: jiff::Timestamp::now().as_millisecond(),
         hits: result
             .hits
@@ -90,101 +219,40 @@ pub fn scry(
                 chunk_id: h.chunk_id,
                 chunk_hash: h.chunk_hash,
                 route: route.reason(&h.repo).unwrap_or("").to_string(),
+                also: h
+                    .also
+                    .iter()
+                    .map(|c| StoredChunkRef {
+                        start_line: c.start_line,
+                        end_line: c.end_line,
+                        symbol: c.symbol.clone(),
+                        chunk_id: c.chunk_id,
+                        chunk_hash: c.chunk_hash,
+                    })
+                    .collect(),
             })
             .collect(),
     };
-    let query_id = QueryStore::open(&home.scry_path())?.insert(&stored)?;
-    Ok(Scry {
-        query_id,
-        query: request.query.clone(),
-        repos: request.repos.clone(),
-        route: route.clone(),
-        provenance,
-        result,
-    })
+    Ok(QueryStore::open(&home.scry_path())?.insert(&stored)?)
 }
 
-/// RRF's constant, for ranks within one repo.
-const REPO_RANK_K: f64 = 60.0;
-
-/// Searches the route's repos and merges their results fairly: raw BM25 scores are not
-/// comparable across indexes (each has its own term statistics), so each hit is scored by
-/// its rank *within its repo*, `factor / (60 + rank)`, where `factor` is the repo's route
-/// factor ([`route::Routed::factor`]: mostly how likely the repo is to hold the answer,
-/// by its selection pre-score, plus small bonuses for the local project, named repos and
-/// edge weight). The repos' best results thus interleave near the top, the likeliest
-/// repo's first.
-pub fn search_routed(
-    searcher: &mut Searcher,
-    route: &Route,
-    query: &str,
-    limit: usize,
-) -> Result<SearchResult, SearchError> {
-    // Each repo answers on its own (its ranks are its own); the query is embedded once.
-    let mut merged: Option<SearchResult> = None;
-    for repo in route.repos() {
-        let request = SearchRequest { repos: vec![repo.clone()], query: query.to_string(), limit };
-        let mut result = searcher.search(&request)?;
-        for (rank, hit) in result.hits.iter_mut().enumerate() {
-            hit.fused_score = (route.factor(&hit.repo) / (REPO_RANK_K + rank as f64 + 1.0)) as f32;
-        }
-        match &mut merged {
-            None => merged = Some(result),
-            Some(all) => {
-                all.hits.extend(result.hits);
-                for w in result.warnings {
-                    if !all.warnings.contains(&w) {
-                        all.warnings.push(w);
-                    }
-                }
-            }
-        }
-    }
-    let mut result = merged.ok_or(SearchError::NoRepos)?;
-    result.hits.sort_by(|a, b| b.fused_score.total_cmp(&a.fused_score).then_with(|| a.repo.cmp(&b.repo)));
-    result.hits.truncate(limit);
-    Ok(result)
-}
-
-/// Where a query should come from and go to (the CLI's and MCP's choices).
-#[derive(Debug, Clone, Default)]
-pub struct RouteChoice {
-    /// The project to route from [default: the registered repo containing `cwd`].
-    pub project: Option<String>,
-    /// Search exactly these repos (ids or aliases).
-    pub repos: Vec<String>,
-    /// Search every indexed repo.
-    pub all: bool,
-}
-
-/// Plans the route of `query`: resolves the project and repos, reads the project's edges
-/// from the (refreshed) graph and routes. Errors name what is missing.
-pub fn plan(
-    store: &crate::store::Store,
-    home: &PatinaHome,
-    searcher: &mut Searcher,
-    cwd: &std::path::Path,
-    choice: &RouteChoice,
-    query: &str,
-) -> Result<Route, crate::Error> {
-    use crate::error::InvalidInput;
-    let log = crate::event::log::EventLog::new(store);
-    let nodes = log.nodes()?;
-    let indexed: std::collections::BTreeSet<String> =
-        crate::repo::list(&log, home)?.into_iter().filter(|r| r.state == "indexed").map(|r| r.id).collect();
+/// Plans the route of `query`: resolves the project and repos against the world's nodes
+/// and routes on its stored graph. Errors name what is missing.
+pub fn plan(searcher: &mut Searcher, world: &World, choice: &RouteChoice, query: &str) -> Result<Route, ScryError> {
+    let resolve = |given: &str| crate::repo::resolve(&world.nodes, given).map_err(|e| ScryError::Route(e.to_string()));
     let project = match &choice.project {
-        Some(p) => Some(crate::repo::resolve(&nodes, p)?.id),
-        None => crate::repo::containing(&nodes, cwd).map(|n| n.id),
+        Some(p) => Some(resolve(p)?.id),
+        None => None,
     };
     let mode = if choice.all {
-        if indexed.is_empty() {
-            return Err(InvalidInput::Other("no repo is indexed yet (run `patina repo add PATH`)".into()).into());
+        if world.indexed.is_empty() {
+            return Err(ScryError::Route("no repo is indexed yet (run `patina repo add PATH`)".into()));
         }
         route::Mode::All
     } else if !choice.repos.is_empty() {
         let mut ids = Vec::new();
         for id in &choice.repos {
-            let node = crate::repo::resolve(&nodes, id)?;
+            let node = resolve(id)?;
             if !ids.contains(&node.id) {
                 ids.push(node.id);
             }
@@ -193,35 +261,34 @@ pub fn plan(
     } else if project.is_some() {
         route::Mode::Graph
     } else {
-        return Err(InvalidInput::Other(format!(
-            "{} is not inside a registered repo; pass a project to route from (--project ID), repos (--repo ID), or all",
-            cwd.display()
-        ))
-        .into());
+        return Err(ScryError::Route(
+            "not inside a registered repo; pass a project to route from (--project ID), repos (--repo ID), or all"
+                .into(),
+        ));
     };
-    let edges = match &project {
-        Some(p) => {
-            crate::graph::store::refresh(store, &crate::graph::Params::builtin())?;
-            crate::graph::store::out_edges(store, p)?
-        }
-        None => Vec::new(),
+    let no_edges = Vec::new();
+    let no_evidence = BTreeMap::new();
+    let (edges, evidence) = match &project {
+        Some(p) => (
+            world.edges.get(p).unwrap_or(&no_edges),
+            world.evidence.get(p).filter(|_| mode == route::Mode::Graph).unwrap_or(&no_evidence),
+        ),
+        None => (&no_edges, &no_evidence),
     };
-    let evidence = match (&project, &mode) {
-        (Some(p), route::Mode::Graph) => edge_evidence(&log, p, edges.iter().map(|e| e.to.clone()))?,
-        _ => BTreeMap::new(),
-    };
-    let selected = selection(searcher, &selection_scope(&mode, &indexed, project.as_deref()), query);
+    // Content pre-scores choose among connected repos; chosen or all repos need none.
+    let selected =
+        if mode == route::Mode::Graph { selection(searcher, &world.indexed, query) } else { BTreeMap::new() };
     let routed = route::route(
         project.as_deref(),
         query,
         &mode,
-        route::RouteWorld { nodes: &nodes, indexed: &indexed, edges: &edges, evidence: &evidence },
+        route::RouteWorld { nodes: &world.nodes, indexed: &world.indexed, edges, evidence },
         &route::RouteOptions::default(),
         |repo| selected.get(repo).copied(),
     );
     if routed.searched.is_empty() {
         let why: Vec<String> = routed.skipped.iter().map(|s| format!("{}: {}", s.repo, s.reason)).collect();
-        return Err(InvalidInput::Other(format!("nothing to search ({})", why.join("; "))).into());
+        return Err(ScryError::Route(format!("nothing to search ({})", why.join("; "))));
     }
     Ok(routed)
 }
@@ -287,18 +354,6 @@ pub fn edge_evidence(
     Ok(out)
 }
 
-/// The repos whose content pre-scores a route compares: every indexed repo, except when
-/// the repos are chosen (`--repo`, the oracle), where only they and the project can be
-/// searched, so only their indexes are read.
-pub fn selection_scope(mode: &route::Mode, indexed: &BTreeSet<String>, project: Option<&str>) -> BTreeSet<String> {
-    match mode {
-        route::Mode::Forced(repos) => {
-            repos.iter().map(String::as_str).chain(project).filter(|r| indexed.contains(*r)).map(String::from).collect()
-        }
-        route::Mode::Graph | route::Mode::All => indexed.clone(),
-    }
-}
-
 /// Routing's cheap pre-score: the CORI selection strength (0..1, see
 /// [`crate::search::select`]) of the query in each indexed repo, compared across all of
 /// them. Reads term statistics only; no document is scored.
@@ -341,14 +396,17 @@ pub struct Detail {
     pub query_id: String,
     pub query: String,
     pub rank: usize,
+    /// Which of the result's other chunks (`RANK.N`), or `None` for its best chunk.
+    pub part: Option<usize>,
     pub hit: StoredHit,
     pub text: String,
     pub before: Option<Context>,
     pub after: Option<Context>,
 }
 
-/// The chunk at `rank` (1-based) of query `query_id`, with context.
-pub fn detail(home: &PatinaHome, query_id: &str, rank: usize) -> Result<Detail, ScryError> {
+/// The best chunk of result `rank` (1-based) of query `query_id`, or with `part` = N the
+/// N-th (1-based) of its other matching chunks, with context.
+pub fn detail(home: &PatinaHome, query_id: &str, rank: usize, part: Option<usize>) -> Result<Detail, ScryError> {
     let unknown = || ScryError::UnknownQuery { id: query_id.to_string() };
     if store::parse_query_id(query_id).is_none() {
         return Err(unknown());
@@ -361,6 +419,22 @@ pub fn detail(home: &PatinaHome, query_id: &str, rank: usize) -> Result<Detail, 
     let hit = match rank.checked_sub(1).and_then(|i| stored.hits.get(i)) {
         Some(hit) => hit.clone(),
         None => return Err(ScryError::RankOutOfRange { id: query_id.to_string(), rank, n }),
+    };
+    let hit = match part {
+        None => hit,
+        Some(part) => match part.checked_sub(1).and_then(|i| hit.also.get(i)) {
+            Some(c) => StoredHit {
+                start_line: c.start_line,
+                end_line: c.end_line,
+                symbol: c.symbol.clone(),
+                chunk_id: c.chunk_id,
+                chunk_hash: c.chunk_hash,
+                ..hit.clone()
+            },
+            None => {
+                return Err(ScryError::PartOutOfRange { id: query_id.to_string(), rank, part, n: hit.also.len() });
+            }
+        },
     };
     let generation = index::open_chunks(&home.repo_dir(&hit.repo), &hit.repo)?;
     let gone = || ScryError::ChunkGone {
@@ -384,6 +458,7 @@ pub fn detail(home: &PatinaHome, query_id: &str, rank: usize) -> Result<Detail, 
         query_id: query_id.to_string(),
         query: stored.query,
         rank,
+        part,
         hit,
         text: chunk.chunk.text,
         before: before.and_then(|c| context(&c, true)),
@@ -416,45 +491,58 @@ mod tests {
         let home_dir = tempfile::tempdir().unwrap();
         let home = PatinaHome::at(home_dir.path());
         let repo = tempfile::tempdir().unwrap();
-        let text = "/// Adds.\npub fn add(a: u32) -> u32 {\n    a + 1\n}\n\n/// Spawns an entity.\npub fn spawn_entity() -> u32 {\n    7\n}\n\n/// Removes.\npub fn remove_all() {\n    let _ = 1;\n}\n";
+        let text = "/// Adds.\npub fn add(a: u32) -> u32 {\n    a + 1\n}\n\n/// Spawns an entity.\npub fn spawn_entity() -> u32 {\n    7\n}\n\n/// Removes.\npub fn remove_all() {\n    let _ = 1;\n}\n\n/// Spawns an entity twice.\npub fn spawn_entity_twice() -> u32 {\n    spawn_entity() + spawn_entity()\n}\n";
         std::fs::write(repo.path().join("lib.rs"), text).unwrap();
         index::build(&home.repo_dir("r"), "r", repo.path(), Some(&mut HashEmbedder), &mut |_, _, _| {}).unwrap();
         let mut searcher = Searcher::with_embedder(&home, Some(Box::new(HashEmbedder)));
-        let route = route::Route {
-            project: None,
-            searched: vec![route::Routed {
-                repo: "r".into(),
-                factor: 1.0,
-                score: 0.0,
-                reason: "chosen (--repo)".into(),
-            }],
-            skipped: vec![],
+        let node = NodeRegistered {
+            id: "r".into(),
+            kind: crate::event::NodeKind::Reference,
+            path: Some(repo.path().display().to_string()),
+            domains: vec![],
+            summary: None,
+            aliases: vec![],
+            packages: vec![],
         };
-        let result = scry(&home, &mut searcher, &route, "spawn_entity", 3).unwrap();
+        let world = World {
+            nodes: [("r".to_string(), node)].into_iter().collect(),
+            indexed: ["r".to_string()].into_iter().collect(),
+            ..World::default()
+        };
+        let choice = RouteChoice { project: None, repos: vec!["r".into()], all: false };
+        let result = run(&home, &mut searcher, &world, &Query::new("spawn_entity", choice, 3)).unwrap();
         assert_eq!(result.query_id, "q1");
         assert_eq!(result.provenance[0], "[r:semantic+lexical] chosen (--repo)");
-        assert_eq!(result.result.hits[0].start_line, 6);
+        assert_eq!(result.result.hits.len(), 1, "one file, one result: {:?}", result.result.hits);
+        assert_eq!(result.result.hits[0].start_line, 6, "the best chunk is the snippet");
+        let also = &result.result.hits[0].also;
+        assert!(!also.is_empty() && also.iter().all(|c| c.start_line != 6), "{also:?}");
 
-        let detail = detail(&home, "q1", 1).unwrap();
+        let part = detail(&home, "q1", 1, Some(1)).unwrap();
+        assert_eq!(part.hit.start_line, also[0].start_line);
+        assert_eq!(part.part, Some(1));
+        assert!(matches!(detail(&home, "q1", 1, Some(99)), Err(ScryError::PartOutOfRange { .. })));
+
+        let detail = detail(&home, "q1", 1, None).unwrap();
         assert!(detail.text.contains("pub fn spawn_entity() -> u32 {"));
         let before = detail.before.unwrap();
         assert_eq!((before.start_line, before.end_line), (1, 4));
         let after = detail.after.unwrap();
         assert_eq!(after.start_line, 11);
 
-        assert!(matches!(super::detail(&home, "q9", 1), Err(ScryError::UnknownQuery { .. })));
-        assert!(matches!(super::detail(&home, "../../etc/passwd", 1), Err(ScryError::UnknownQuery { .. })));
-        assert!(matches!(super::detail(&home, "q1", 0), Err(ScryError::RankOutOfRange { .. })));
-        assert!(matches!(super::detail(&home, "q1", 99), Err(ScryError::RankOutOfRange { .. })));
+        assert!(matches!(super::detail(&home, "q9", 1, None), Err(ScryError::UnknownQuery { .. })));
+        assert!(matches!(super::detail(&home, "../../etc/passwd", 1, None), Err(ScryError::UnknownQuery { .. })));
+        assert!(matches!(super::detail(&home, "q1", 0, None), Err(ScryError::RankOutOfRange { .. })));
+        assert!(matches!(super::detail(&home, "q1", 99, None), Err(ScryError::RankOutOfRange { .. })));
 
         // After an edit elsewhere in the file, the chunk is found again by its hash.
         std::fs::write(repo.path().join("lib.rs"), format!("// header line\n{text}")).unwrap();
         index::build(&home.repo_dir("r"), "r", repo.path(), Some(&mut HashEmbedder), &mut |_, _, _| {}).unwrap();
-        let moved = super::detail(&home, "q1", 1).unwrap();
+        let moved = super::detail(&home, "q1", 1, None).unwrap();
         assert_eq!(moved.hit.start_line, 7);
         // After the chunk itself changed, it is gone.
         std::fs::write(repo.path().join("lib.rs"), text.replace("7", "8")).unwrap();
         index::build(&home.repo_dir("r"), "r", repo.path(), Some(&mut HashEmbedder), &mut |_, _, _| {}).unwrap();
-        assert!(matches!(super::detail(&home, "q1", 1), Err(ScryError::ChunkGone { .. })));
+        assert!(matches!(super::detail(&home, "q1", 1, None), Err(ScryError::ChunkGone { .. })));
     }
 }

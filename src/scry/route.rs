@@ -21,14 +21,10 @@ use crate::graph::Edge;
 /// Edge types a query may be routed along.
 pub const ROUTE_TYPES: [EdgeType; 4] = [EdgeType::Uses, EdgeType::LearnsFrom, EdgeType::TestsWith, EdgeType::Sibling];
 
-/// Factor bonuses (see [`Routed::factor`]).
-const LOCAL_BONUS: f64 = 0.05;
-const NAMED_BONUS: f64 = 0.05;
-const EDGE_BONUS: f64 = 0.05;
-const RELEVANCE_BONUS: f64 = 0.1;
-/// How far apart the content shares put repos' factors (0.9 for a repo with no query
-/// term, 1.0 for the best one): with ranks scored 1 / (60 + rank), about 6 ranks.
-const CONTENT_SPREAD: f64 = 0.1;
+/// The prior of a repo the query names (see [`Routed::prior`]); every other searched
+/// repo has 1. With reciprocal-rank fused scores (1 / (60 + rank) per channel), 1.15 lets
+/// the named repo's tenth file pass another repo's first.
+pub const NAMED_PRIOR: f64 = 1.15;
 /// How much a connected repo's routing score follows its edge weight (0: not at all).
 const EDGE_SHARE: f64 = 0.5;
 
@@ -68,14 +64,10 @@ impl Default for RouteOptions {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Routed {
     pub repo: String,
-    /// Multiplies the repo's per-repo rank scores (1 / (60 + rank)):
-    /// `0.9 + 0.1 · content share + bonus`. The content share is the repo's selection
-    /// pre-score over the best of the searched repos' (the local project's included). The
-    /// bonus is 0.05 for the local project, 0.05 for a repo the query names, and
-    /// 0.05 · edge weight + 0.1 · relevance for a graph-routed repo (0 otherwise). So the
-    /// repo likeliest to hold the answer leads, the local project wins ties, and the graph's
-    /// own reasons count. Rank scores are close together: factors interleave results.
-    pub factor: f64,
+    /// Multiplies the fused scores of the repo's files (which compare across repos):
+    /// [`NAMED_PRIOR`] for a repo the query names, 1 otherwise. The local project earns
+    /// its place by score; on equal scores it comes first.
+    pub prior: f64,
     /// The routing score that chose it.
     pub score: f64,
     /// `via patina TESTS_WITH dojo, weight 0.98`, `named in the query`, `local project`.
@@ -103,8 +95,8 @@ impl Route {
         self.searched.iter().map(|r| r.repo.clone()).collect()
     }
 
-    pub fn factor(&self, repo: &str) -> f64 {
-        self.searched.iter().find(|r| r.repo == repo).map(|r| r.factor).unwrap_or(1.0)
+    pub fn prior(&self, repo: &str) -> f64 {
+        self.searched.iter().find(|r| r.repo == repo).map(|r| r.prior).unwrap_or(1.0)
     }
 
     pub fn reason(&self, repo: &str) -> Option<&str> {
@@ -112,41 +104,17 @@ impl Route {
     }
 }
 
-const STOP: &[&str] = &[
-    "the",
-    "and",
-    "for",
-    "with",
-    "how",
-    "does",
-    "what",
-    "that",
-    "this",
-    "from",
-    "into",
-    "about",
-    "handle",
-    "handles",
-    "use",
-    "uses",
-    "using",
-    "implementation",
-    "implement",
-    "when",
-    "where",
-    "which",
-    "why",
-    "its",
-    "are",
-    "our",
-];
+/// Question and filler words that say nothing about where an answer is; analysed like
+/// every other word, then dropped (the analyser itself drops English stop words).
+const QUESTION_WORDS: &str = "how does do what which when where why who handle handles use uses using \
+    implementation implement implemented work works our its";
 
-/// Lower-cased content words of a text (letters and digits; `c`, `go` kept as domains).
+/// The content terms of a text for routing: the index's own analyser (identifier
+/// splitting, lower-casing, English stop words, stemming), minus [`QUESTION_WORDS`].
 pub fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric() && c != '+' && c != '#')
-        .map(str::to_lowercase)
-        .filter(|w| !w.is_empty() && !STOP.contains(&w.as_str()))
-        .collect()
+    static SKIP: std::sync::LazyLock<BTreeSet<String>> =
+        std::sync::LazyLock::new(|| crate::search::text::query_terms(QUESTION_WORDS).into_iter().collect());
+    crate::search::text::query_terms(text).into_iter().filter(|w| !SKIP.contains(w)).collect()
 }
 
 fn contains_phrase(query_lower: &str, phrase: &str) -> bool {
@@ -189,30 +157,14 @@ pub fn topical(query_words: &[String], node: &NodeRegistered) -> f64 {
     if query_words.is_empty() {
         return 0.0;
     }
-    let mut hay: BTreeSet<String> = node.domains.iter().map(|d| d.to_lowercase()).collect();
+    let mut hay: BTreeSet<String> = node.domains.iter().flat_map(|d| words(d)).collect();
     hay.extend(words(node.summary.as_deref().unwrap_or("")));
     for alias in &node.aliases {
         hay.extend(words(alias));
     }
     hay.extend(words(&node.id));
-    let hits = query_words.iter().filter(|w| hay.contains(*w) || hay.iter().any(|h| stem_eq(h, w))).count();
+    let hits = query_words.iter().filter(|w| hay.contains(*w)).count();
     hits as f64 / query_words.len() as f64
-}
-
-/// A crude stem: `parser`, `parsing`, `parse` → `pars`; `games` → `gam`.
-pub fn stem(word: &str) -> &str {
-    for suffix in ["ations", "ation", "ings", "ing", "ers", "er", "ed", "es", "s", "e"] {
-        if let Some(stripped) = word.strip_suffix(suffix)
-            && stripped.len() >= 3
-        {
-            return stripped;
-        }
-    }
-    word
-}
-
-fn stem_eq(a: &str, b: &str) -> bool {
-    stem(a) == stem(b)
 }
 
 /// What routing reads: the registered nodes, the repos that have an index, the
@@ -238,11 +190,33 @@ pub fn evidence_relevance(
     query_words: &[String],
     evidence: &BTreeMap<String, Vec<String>>,
 ) -> BTreeMap<String, (f64, String)> {
-    let stems = |text: &str| -> BTreeSet<String> { words(text).iter().map(|w| stem(w).to_string()).collect() };
+    // Analysing every sentence is the cost here (hundreds per repo): a text is analysed
+    // only if it holds the leading letters of some query term (a stem differs from its
+    // words only in the last letter or two: `happi` ← "happy", `replay` ← "replaying").
+    let probes: Vec<String> = query_words
+        .iter()
+        .map(|w| {
+            let keep = match w.chars().count() {
+                0..=3 => w.chars().count(),
+                4 => 3,
+                n => n - 2,
+            };
+            w.chars().take(keep).collect()
+        })
+        .collect();
+    let stems = |text: &str| -> BTreeSet<String> {
+        let lower = text.to_lowercase();
+        if probes.iter().any(|p| lower.contains(p.as_str())) {
+            words(text).into_iter().collect()
+        } else {
+            BTreeSet::new()
+        }
+    };
     let texts: BTreeMap<&String, Vec<(BTreeSet<String>, &String)>> =
         evidence.iter().map(|(repo, texts)| (repo, texts.iter().map(|t| (stems(t), t)).collect())).collect();
     let n = texts.len() as f64;
-    let idf: Vec<(String, f64)> = stems(&query_words.join(" "))
+    let query_terms: BTreeSet<String> = query_words.iter().cloned().collect();
+    let idf: Vec<(String, f64)> = query_terms
         .into_iter()
         .map(|w| {
             let df = texts.values().filter(|ts| ts.iter().any(|(v, _)| v.contains(&w))).count() as f64;
@@ -283,7 +257,7 @@ pub fn route(
         if indexed.contains(p) {
             searched.push(Routed {
                 repo: p.to_string(),
-                factor: LOCAL_BONUS,
+                prior: 1.0,
                 score: f64::INFINITY,
                 reason: "local project".into(),
             });
@@ -298,12 +272,11 @@ pub fn route(
             for r in others {
                 searched.push(Routed {
                     repo: r.clone(),
-                    factor: 0.0,
+                    prior: 1.0,
                     score: 0.0,
                     reason: "all repos (--all-repos)".into(),
                 });
             }
-            weigh(&mut searched, &mut prescore);
             return Route { project: project.map(str::to_string), searched, skipped };
         }
         Mode::Forced(repos) => {
@@ -314,9 +287,8 @@ pub fn route(
                 }
                 // Chosen explicitly: searched even without a usable index, so the search
                 // itself says what is wrong with it (not indexed, unreadable).
-                searched.push(Routed { repo: r.clone(), factor: 0.0, score: 0.0, reason: "chosen (--repo)".into() });
+                searched.push(Routed { repo: r.clone(), prior: 1.0, score: 0.0, reason: "chosen (--repo)".into() });
             }
-            weigh(&mut searched, &mut prescore);
             return Route { project: project.map(str::to_string), searched, skipped };
         }
         Mode::Graph => {}
@@ -338,8 +310,8 @@ pub fn route(
             Some(e) => format!("named in the query; via {} {} {}, weight {:.2}", e.from, e.edge_type, e.to, e.weight),
             None => "named in the query (no edge from the project)".to_string(),
         };
-        // The user asked about it by name: as much of a bonus as the local project.
-        searched.push(Routed { repo: (*r).clone(), factor: NAMED_BONUS, score: 1.0, reason });
+        // The user asked about it by name: its files lead unless others score clearly higher.
+        searched.push(Routed { repo: (*r).clone(), prior: NAMED_PRIOR, score: 1.0, reason });
     }
 
     // Relevance: registry topicality and the selection pre-score (normalised over the
@@ -357,7 +329,7 @@ pub fn route(
     let raw: Vec<(String, f64)> = candidates.iter().map(|r| ((*r).clone(), prescore(r).unwrap_or(0.0))).collect();
     let max_raw = raw.iter().map(|(_, s)| *s).fold(0.0f64, f64::max);
     let from_evidence = evidence_relevance(&query_words, evidence);
-    let mut scored: Vec<(f64, f64, String, String, f64)> = Vec::new();
+    let mut scored: Vec<(f64, String, String, f64)> = Vec::new();
     for (r, raw_score) in raw {
         let topic = nodes.get(&r).map(|n| topical(&query_words, n)).unwrap_or(0.0);
         let lexical = if max_raw > 0.0 { raw_score / max_raw } else { 0.0 };
@@ -385,21 +357,21 @@ pub fn route(
                 // admitted ones.
                 let score = relevance * (1.0 - EDGE_SHARE + EDGE_SHARE * e.weight);
                 let reason = format!("via {} {} {}, weight {:.2}; {terms}", e.from, e.edge_type, e.to, e.weight);
-                scored.push((score, EDGE_BONUS * e.weight + RELEVANCE_BONUS * relevance, r, reason, relevance));
+                scored.push((score, r, reason, relevance));
             }
             None => {
                 let score = 0.5 * relevance;
                 let reason = format!("query matches its registry entry ({terms}; no edge from the project)");
-                scored.push((score, 0.0, r, reason, relevance));
+                scored.push((score, r, reason, relevance));
             }
         }
     }
-    scored.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal).then(a.2.cmp(&b.2)));
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     // A named repo takes a slot; besides it, only a connected repo that is itself very
     // relevant (the query names a tool, the answer is in the repo built around it).
     let slots = options.max_repos.saturating_sub(named.len());
     let mut taken = 0;
-    for (score, factor, r, reason, relevance) in scored {
+    for (score, r, reason, relevance) in scored {
         if !named.is_empty() && relevance < options.named_companion_relevance {
             skipped.push(Skipped {
                 repo: r,
@@ -409,7 +381,7 @@ pub fn route(
                 ),
             });
         } else if taken < slots {
-            searched.push(Routed { repo: r, factor, score, reason });
+            searched.push(Routed { repo: r, prior: 1.0, score, reason });
             taken += 1;
         } else {
             skipped.push(Skipped {
@@ -429,7 +401,6 @@ pub fn route(
             });
         }
     }
-    weigh(&mut searched, &mut prescore);
     Route { project: project.map(str::to_string), searched, skipped }
 }
 
@@ -439,18 +410,6 @@ fn excerpt(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.to_string(),
-    }
-}
-
-/// Turns each searched repo's bonus (in `factor`) into its final factor (see
-/// [`Routed::factor`]).
-fn weigh(searched: &mut [Routed], prescore: &mut impl FnMut(&str) -> Option<f64>) {
-    let content: Vec<f64> = searched.iter().map(|r| prescore(&r.repo).unwrap_or(0.0)).collect();
-    let best = content.iter().copied().fold(0.0f64, f64::max);
-    for (routed, content) in searched.iter_mut().zip(content) {
-        let share = if best > 0.0 { content / best } else { 1.0 };
-        // `factor` held the bonus; add the content part.
-        routed.factor += 1.0 - CONTENT_SPREAD + CONTENT_SPREAD * share;
     }
 }
 
@@ -614,20 +573,22 @@ mod tests {
 
         // Texts are scored one by one: words scattered over many sentences do not add up.
         let scattered: BTreeMap<String, Vec<String>> = [
-            ("wide", vec!["the C side", "a parser here", "symbols there"]),
-            ("focused", vec!["the C parser found 84k symbols"]),
+            ("wide", vec!["the extraction side", "a parser here", "symbols there"]),
+            ("focused", vec!["the parser extraction found 84k symbols"]),
         ]
         .into_iter()
         .map(|(r, ts)| (r.to_string(), ts.into_iter().map(String::from).collect()))
         .collect();
-        let relevance = evidence_relevance(&words("C parser symbols"), &scattered);
+        let relevance = evidence_relevance(&words("parser symbols extraction"), &scattered);
         assert!((relevance["focused"].0 - 1.0).abs() < 1e-9, "{relevance:?}");
         assert!(relevance["wide"].0 < 0.5, "{relevance:?}");
     }
 
     #[test]
-    fn words_and_stems() {
-        assert_eq!(words("How does C++ parse it?"), vec!["c++", "parse", "it"]);
-        assert!(stem_eq("parser", "parsing") && stem_eq("game", "games") && !stem_eq("rust", "runtime"));
+    fn routing_words_are_the_index_terms() {
+        assert_eq!(words("How does the parser handle games?"), crate::search::text::query_terms("parser games"));
+        assert_eq!(words("parsing"), words("parses"));
+        assert_ne!(words("rust"), words("runtime"));
+        assert_eq!(words("spawnEntity"), crate::search::text::query_terms("spawnEntity"));
     }
 }

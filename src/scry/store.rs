@@ -14,7 +14,9 @@ use redb::{ConcurrencyMode, Database, ReadableDatabase, ReadableTable, TableDefi
 
 use crate::search::fuse::ChannelScore;
 
-const QUERIES: TableDefinition<u64, &[u8]> = TableDefinition::new("queries");
+/// Version 2: hits are files with their other matching chunks (`also`); queries stored by
+/// older versions live in the old table and are no longer offered.
+const QUERIES: TableDefinition<u64, &[u8]> = TableDefinition::new("queries-v2");
 const COUNTER: TableDefinition<&str, u64> = TableDefinition::new("counter");
 /// Queries kept for `--detail` (older ones are dropped).
 pub const KEEP: u64 = 10_000;
@@ -36,6 +38,18 @@ pub struct StoredHit {
     pub chunk_hash: [u8; 32],
     /// Why this repo was searched (`local project`, `via patina TESTS_WITH dojo, …`).
     pub route: String,
+    /// The file's other matching chunks (`--detail Q RANK.N` opens the N-th).
+    pub also: Vec<StoredChunkRef>,
+}
+
+/// Another chunk of a result file.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct StoredChunkRef {
+    pub start_line: u32,
+    pub end_line: u32,
+    pub symbol: String,
+    pub chunk_id: u64,
+    pub chunk_hash: [u8; 32],
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]

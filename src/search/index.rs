@@ -6,7 +6,8 @@
 //!   current              name of the live generation ("gen-…"), replaced by rename
 //!   gen-<ms>-<pid>/      one complete generation
 //!     chunks.redb        chunk records, the file manifest (path → content hash, chunk ids), meta
-//!     text/              tantivy index (lexical channel)
+//!     text/              tantivy index of chunks (the lexical channel's snippets)
+//!     files/             tantivy index of whole files (the lexical channel's ranking)
 //!     vectors.usearch    usearch index (semantic channel), absent when built without a model
 //!   cache.redb           embeddings by content hash; also the build lock
 //! ```
@@ -32,7 +33,7 @@ use redb::{Database, ReadOnlyDatabase, ReadableDatabase, ReadableTable, TableDef
 
 use super::chunk::{self, Chunk, SkipReason};
 use super::embed::{DIMENSIONS, EmbedError, Embedder};
-use super::text::{TextIndex, TextIndexWriter};
+use super::text::{CorpusStats, TextIndex, TextIndexWriter, Weights};
 use super::vector::{self, VectorError, VectorIndex};
 
 const CHUNKS: TableDefinition<u64, &[u8]> = TableDefinition::new("chunks");
@@ -41,7 +42,7 @@ const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 const VECTORS: TableDefinition<&[u8; 32], &[u8]> = TableDefinition::new("vectors");
 
 /// Bumped when the layout of a generation changes; older generations are rebuilt.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 /// Chunks embedded (and committed to the cache) per step.
 const EMBED_STEP: usize = 128;
 /// Directory names never indexed: vendored code, environments, caches.
@@ -182,6 +183,11 @@ fn cache_key(model_id: &str, hash: &[u8; 32]) -> [u8; 32] {
 fn is_generation_name(name: &str) -> bool {
     name.strip_prefix("gen-")
         .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit() || c == '-'))
+}
+
+/// The name of the live generation of the index in `repo_dir`, if any (one small read).
+pub fn live_generation_name(repo_dir: &Path) -> Option<String> {
+    current_generation(repo_dir).map(|(name, _)| name)
 }
 
 /// The live generation's directory, if `current` names a valid one.
@@ -363,12 +369,28 @@ pub fn build(
     let generation = format!("gen-{}-{}", jiff::Timestamp::now().as_millisecond(), std::process::id());
     let gen_dir = repo_dir.join(&generation);
     std::fs::create_dir_all(gen_dir.join("text")).map_err(io(&gen_dir))?;
+    std::fs::create_dir_all(gen_dir.join("files")).map_err(io(&gen_dir))?;
     let mut text = TextIndexWriter::create(&gen_dir.join("text")).map_err(|e| write_err(e.to_string()))?;
-    for (id, stored) in chunks.iter().enumerate() {
-        let c = &stored.chunk;
-        text.add(id as u64, &c.path, &c.symbol, &c.text).map_err(|e| write_err(e.to_string()))?;
+    let mut files = TextIndexWriter::create(&gen_dir.join("files")).map_err(|e| write_err(e.to_string()))?;
+    for (path, entry) in &manifest {
+        let range = entry.first_chunk as usize..(entry.first_chunk as usize + entry.n_chunks as usize);
+        let file_chunks = &chunks[range];
+        for (i, stored) in file_chunks.iter().enumerate() {
+            let c = &stored.chunk;
+            text.add(entry.first_chunk + i as u64, entry.first_chunk, &c.path, &c.symbol, &c.text)
+                .map_err(|e| write_err(e.to_string()))?;
+        }
+        if !file_chunks.is_empty() {
+            let symbols: Vec<&str> =
+                file_chunks.iter().map(|s| s.chunk.symbol.as_str()).filter(|s| !s.is_empty()).collect();
+            let body: Vec<&str> = file_chunks.iter().map(|s| s.chunk.text.as_str()).collect();
+            files
+                .add(entry.first_chunk, entry.first_chunk, path, &symbols.join("\n"), &body.join("\n"))
+                .map_err(|e| write_err(e.to_string()))?;
+        }
     }
     text.finish().map_err(|e| write_err(e.to_string()))?;
+    files.finish().map_err(|e| write_err(e.to_string()))?;
     let mut vectors_bytes = 0;
     if !vectors.is_empty() {
         let keyed: Vec<(u64, &[f32])> = vectors
@@ -549,8 +571,15 @@ pub struct Generation {
     repo: String,
     db: ReadOnlyDatabase,
     pub meta: IndexMeta,
+    /// The generation's directory.
+    dir: PathBuf,
     text: Option<TextIndex>,
-    vectors: Option<VectorIndex>,
+    /// Opened on first use (routing reads only `text` of most repos).
+    files: std::sync::OnceLock<TextIndex>,
+    vectors: std::sync::OnceLock<VectorIndex>,
+    /// First chunk id of every file, ascending (loaded on first use): maps a chunk to
+    /// its file.
+    file_starts: std::sync::OnceLock<Vec<u64>>,
 }
 
 impl Generation {
@@ -568,7 +597,16 @@ impl Generation {
         if meta.format != FORMAT {
             return Err(corrupt(format!("index format {} (this patina writes {FORMAT})", meta.format)));
         }
-        Ok(Generation { repo: repo.to_string(), db, meta, text: None, vectors: None })
+        Ok(Generation {
+            repo: repo.to_string(),
+            db,
+            meta,
+            dir: dir.to_path_buf(),
+            text: None,
+            files: std::sync::OnceLock::new(),
+            vectors: std::sync::OnceLock::new(),
+            file_starts: std::sync::OnceLock::new(),
+        })
     }
 
     /// The stored chunks of `path` if the file's hash is still `hash`.
@@ -638,9 +676,103 @@ impl Generation {
         Ok((before, after))
     }
 
+    fn corrupt(&self) -> impl Fn(tantivy::TantivyError) -> IndexError + '_ {
+        |e| IndexError::Corrupt { repo: self.repo.clone(), detail: e.to_string() }
+    }
+
+    /// BM25 top chunks with this index's own statistics: `(chunk_id, score)`.
     pub fn lexical(&self, terms: &[String], limit: usize) -> Result<Vec<(u64, f32)>, IndexError> {
         let Some(text) = &self.text else { return Ok(Vec::new()) };
-        text.search(terms, limit).map_err(|e| IndexError::Corrupt { repo: self.repo.clone(), detail: e.to_string() })
+        text.search(terms, limit).map_err(self.corrupt())
+    }
+
+    /// Adds this generation's statistics of `terms` to the chunk-level and file-level
+    /// corpus statistics.
+    pub fn add_stats(
+        &self,
+        terms: &[String],
+        chunks: &mut CorpusStats,
+        files: &mut CorpusStats,
+    ) -> Result<(), IndexError> {
+        if let Some(text) = &self.text {
+            text.add_stats(terms, chunks).map_err(self.corrupt())?;
+        }
+        self.files()?.add_stats(terms, files).map_err(self.corrupt())?;
+        Ok(())
+    }
+
+    /// The file-level index, opened on first use.
+    fn files(&self) -> Result<&TextIndex, IndexError> {
+        if let Some(files) = self.files.get() {
+            return Ok(files);
+        }
+        let files = TextIndex::open(&self.dir.join("files"))
+            .map_err(|e| IndexError::Corrupt { repo: self.repo.clone(), detail: format!("file index: {e}") })?;
+        Ok(self.files.get_or_init(|| files))
+    }
+
+    /// The vectors, opened on first use; `None` when built without a model.
+    fn vectors(&self) -> Result<Option<&VectorIndex>, IndexError> {
+        if self.meta.model_id.is_none() {
+            return Ok(None);
+        }
+        if let Some(vectors) = self.vectors.get() {
+            return Ok(Some(vectors));
+        }
+        let vectors = VectorIndex::open(&self.dir.join("vectors.usearch"), self.meta.vectors_bytes)
+            .map_err(|e: VectorError| IndexError::Corrupt { repo: self.repo.clone(), detail: e.to_string() })?;
+        Ok(Some(self.vectors.get_or_init(|| vectors)))
+    }
+
+    /// BM25 top files scored with `stats`: `(file, score)`, `file` being the id of its
+    /// first chunk. `weights`: [`Weights::File`], or [`Weights::Body`] for the baseline.
+    pub fn lexical_files(
+        &self,
+        terms: &[String],
+        limit: usize,
+        stats: &CorpusStats,
+        weights: Weights,
+    ) -> Result<Vec<(u64, f32)>, IndexError> {
+        self.files()?.search_with_stats(terms, limit, stats, weights).map_err(self.corrupt())
+    }
+
+    /// BM25 scores (with `stats`) of the chunks of `file` that hold a query term.
+    pub fn lexical_in_file(
+        &self,
+        terms: &[String],
+        file: u64,
+        limit: usize,
+        stats: &CorpusStats,
+    ) -> Result<Vec<(u64, f32)>, IndexError> {
+        let Some(text) = &self.text else { return Ok(Vec::new()) };
+        text.file_chunks(terms, file, limit, stats).map_err(self.corrupt())
+    }
+
+    /// The file (id of its first chunk) that chunk `id` belongs to.
+    pub fn file_of(&self, id: u64) -> Result<u64, IndexError> {
+        let starts = match self.file_starts.get() {
+            Some(starts) => starts,
+            None => {
+                let corrupt = |detail: String| IndexError::Corrupt { repo: self.repo.clone(), detail };
+                let txn = self.db.begin_read().map_err(|e| corrupt(e.to_string()))?;
+                let table = txn.open_table(FILES).map_err(|e| corrupt(e.to_string()))?;
+                let mut starts = Vec::new();
+                for entry in table.iter().map_err(|e| corrupt(e.to_string()))? {
+                    let (_, value) = entry.map_err(|e| corrupt(e.to_string()))?;
+                    let entry: FileEntry = decode(value.value()).map_err(corrupt)?;
+                    if entry.n_chunks > 0 {
+                        starts.push(entry.first_chunk);
+                    }
+                }
+                starts.sort_unstable();
+                self.file_starts.get_or_init(|| starts)
+            }
+        };
+        Ok(match starts.binary_search(&id) {
+            Ok(i) => starts[i],
+            Err(0) => id,
+            Err(i) => starts[i - 1],
+        })
     }
 
     /// Statistics of the analysed `terms` in this generation's lexical index (empty
@@ -654,7 +786,7 @@ impl Generation {
 
     /// `None` when this generation has no vectors.
     pub fn semantic(&self, query: &[f32], limit: usize) -> Result<Option<Vec<(u64, f32)>>, IndexError> {
-        let Some(vectors) = &self.vectors else { return Ok(None) };
+        let Some(vectors) = self.vectors()? else { return Ok(None) };
         vectors
             .search(query, limit)
             .map(Some)
@@ -662,12 +794,21 @@ impl Generation {
     }
 
     pub fn has_vectors(&self) -> bool {
-        self.vectors.is_some()
+        self.meta.model_id.is_some()
     }
 }
 
-/// Opens the live generation of a repo for queries.
+/// Opens the live generation of a repo and checks that every part of it opens.
 pub fn open(repo_dir: &Path, repo: &str) -> Result<Generation, IndexError> {
+    let generation = open_lazy(repo_dir, repo)?;
+    generation.files()?;
+    generation.vectors()?;
+    Ok(generation)
+}
+
+/// Opens the live generation of a repo for queries: the chunk store and the chunk index
+/// now, the file index and the vectors when first used (their damage is reported then).
+pub fn open_lazy(repo_dir: &Path, repo: &str) -> Result<Generation, IndexError> {
     let Some((_, dir)) = current_generation(repo_dir) else {
         return Err(if repo_dir.join("current").exists() {
             IndexError::Corrupt { repo: repo.to_string(), detail: "`current` names no generation".into() }
@@ -678,11 +819,6 @@ pub fn open(repo_dir: &Path, repo: &str) -> Result<Generation, IndexError> {
     let mut generation = Generation::open(repo, &dir)?;
     let corrupt = |detail: String| IndexError::Corrupt { repo: repo.to_string(), detail };
     generation.text = Some(TextIndex::open(&dir.join("text")).map_err(|e| corrupt(format!("text index: {e}")))?);
-    if generation.meta.model_id.is_some() {
-        let vectors = VectorIndex::open(&dir.join("vectors.usearch"), generation.meta.vectors_bytes)
-            .map_err(|e: VectorError| corrupt(e.to_string()))?;
-        generation.vectors = Some(vectors);
-    }
     Ok(generation)
 }
 

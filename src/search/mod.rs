@@ -1,15 +1,21 @@
 //! Search over indexed repositories: two channels (lexical BM25 via tantivy, semantic
-//! via ONNX embeddings in usearch) fused by reciprocal rank.
+//! via ONNX embeddings in usearch), fused once over every searched repo. A result is a
+//! file: its best chunk is the snippet, its other matching chunks are listed under it.
 //!
 //! ```text
-//! repo files ─ chunk ─┬─ text (tantivy, code tokenizer) ──┐
-//!                     └─ embed (ort) ─ vector (usearch) ──┴─ fuse (RRF) ─▶ hits
+//! repo files ─ chunk ─┬─ text (tantivy: files and chunks) ─┐
+//!                     └─ embed (ort) ─ vector (usearch) ───┴─ fuse (scores, × prior) ─▶ files
 //! ```
 //!
-//! [`search`] is the library entry point a router calls with a chosen set of repos; the
-//! [`Searcher`] keeps indexes and the model open across queries (benchmarks, servers).
+//! [`Searcher::search_weighted`] is the one entry point: the router hands it the repos
+//! to search, each with its prior. The [`Searcher`] keeps indexes and the model open
+//! across queries (benchmarks, servers).
 //!
-//! Invariant: a hit only ever names a chunk that is in a repo's live index; its text is
+//! Invariant: scores compare across repos. BM25 is computed with the combined statistics
+//! of the searched repos (one [`text::CorpusStats`]), cosines come from one model, so each
+//! channel yields one ranked list over all repos, and the two lists are fused once. A
+//! repo's prior multiplies its files' fused scores; it never interleaves ranks.
+//! Invariant: a hit only ever names chunks that are in a repo's live index; their text is
 //! served from the index's chunk store, never read from a path a caller supplied.
 //! Invariant: when the model is unavailable the search still answers from the lexical
 //! channel and says why in [`SearchResult::warnings`]; it never fails for that reason.
@@ -32,8 +38,10 @@ use index::{Generation, IndexError};
 
 /// Per-channel candidates fetched for each repo (before fusion).
 const MIN_CANDIDATES: usize = 50;
+/// Other matching chunks listed under a file result, at most.
+pub const MAX_ALSO: usize = 4;
 
-/// A search over some repos.
+/// A search over some repos, each with the same prior.
 #[derive(Debug, Clone)]
 pub struct SearchRequest {
     /// Registered repo ids; each must have an index.
@@ -42,22 +50,53 @@ pub struct SearchRequest {
     pub limit: usize,
 }
 
-/// One result: a chunk with its fused and per-channel scores.
+/// A search over repos, each with its prior (see [`Searcher::search_weighted`]).
+#[derive(Debug, Clone)]
+pub struct WeightedRequest {
+    /// `(repo, prior)`; on equal scores the earlier repo wins (the local project first).
+    pub repos: Vec<(String, f64)>,
+    pub query: String,
+    pub limit: usize,
+    pub lexical: bool,
+    pub semantic: bool,
+}
+
+/// A chunk of a result file: where it is and how each channel scored it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ChunkMatch {
+    pub start_line: u32,
+    pub end_line: u32,
+    pub symbol: String,
+    /// BM25 of the chunk (combined statistics), if it holds a query term.
+    pub lexical: Option<f32>,
+    /// Cosine similarity to the query, if among the semantic candidates.
+    pub semantic: Option<f32>,
+    #[serde(skip)]
+    pub chunk_id: u64,
+    #[serde(skip)]
+    pub chunk_hash: [u8; 32],
+}
+
+/// One result: a file, with its best chunk as the snippet and its fused and
+/// per-channel scores (the channels rank files).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Hit {
     pub repo: String,
     pub path: String,
+    /// The best chunk's lines.
     pub start_line: u32,
     pub end_line: u32,
     pub language: String,
     pub symbol: String,
     pub summary: String,
     pub fused_score: f32,
-    /// Rank and BM25 score in the lexical channel, if it found this chunk.
+    /// The file's rank and BM25 score in the lexical channel, if it found the file.
     pub lexical: Option<ChannelScore>,
-    /// Rank and cosine similarity in the semantic channel, if it found this chunk.
+    /// The file's rank and best chunk cosine in the semantic channel, if it found it.
     pub semantic: Option<ChannelScore>,
-    /// Where the chunk is: the generation and id at query time, and its content hash.
+    /// Other chunks of the file that match, best first (at most [`MAX_ALSO`]).
+    pub also: Vec<ChunkMatch>,
+    /// Where the best chunk is: the generation's id at query time, and its content hash.
     #[serde(skip)]
     pub chunk_id: u64,
     #[serde(skip)]
@@ -70,6 +109,7 @@ pub struct Hit {
 pub enum Channels {
     Fused,
     LexicalOnly,
+    SemanticOnly,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -92,6 +132,9 @@ pub enum SearchError {
     Index(#[from] IndexError),
 }
 
+/// A file during fusion: `(repo index, file id)`.
+type FileKey = (usize, u64);
+
 /// Keeps repo indexes and the embedding model open across queries.
 pub struct Searcher {
     home: PatinaHome,
@@ -99,7 +142,7 @@ pub struct Searcher {
     /// Why there is no embedder (reported with each result).
     no_model: Option<String>,
     open: BTreeMap<String, Generation>,
-    /// The last query's embedding: a routed search asks each repo in turn.
+    /// The last query's embedding (routing and search may ask for it in turn).
     last_query: Option<(String, Vec<f32>)>,
 }
 
@@ -138,9 +181,10 @@ impl Searcher {
         self.embedder.is_some()
     }
 
+    /// The repo's live generation, opened once and kept.
     fn generation(&mut self, repo: &str) -> Result<&Generation, IndexError> {
         if !self.open.contains_key(repo) {
-            let generation = index::open(&self.home.repo_dir(repo), repo)?;
+            let generation = index::open_lazy(&self.home.repo_dir(repo), repo)?;
             self.open.insert(repo.to_string(), generation);
         }
         Ok(&self.open[repo])
@@ -149,6 +193,15 @@ impl Searcher {
     /// Forgets open indexes (after a rebuild).
     pub fn reload(&mut self) {
         self.open.clear();
+    }
+
+    /// Forgets the open indexes whose live generation changed on disk since they were
+    /// opened (cheap: one small file read per open repo). For long-lived searchers.
+    pub fn refresh(&mut self) {
+        let home = self.home.clone();
+        self.open.retain(|repo, generation| {
+            index::live_generation_name(&home.repo_dir(repo)).as_deref() == Some(generation.meta.generation.as_str())
+        });
     }
 
     /// CORI beliefs (see [`select`]) of `query` in each of `repos`, in order. A repo whose
@@ -165,59 +218,93 @@ impl Searcher {
         select::cori(&refs).into_iter().map(|(r, b)| (r.to_string(), b)).collect()
     }
 
-    /// Runs both channels over every requested repo and fuses them.
+    /// Both channels over every requested repo, each with prior 1.
     pub fn search(&mut self, request: &SearchRequest) -> Result<SearchResult, SearchError> {
-        self.search_channels(request, true, true)
+        self.search_weighted(&WeightedRequest {
+            repos: request.repos.iter().map(|r| (r.clone(), 1.0)).collect(),
+            query: request.query.clone(),
+            limit: request.limit,
+            lexical: true,
+            semantic: true,
+        })
     }
 
-    /// Like [`Searcher::search`], with channels switched on or off (for benchmarks).
-    pub fn search_channels(
-        &mut self,
-        request: &SearchRequest,
-        use_lexical: bool,
-        use_semantic: bool,
-    ) -> Result<SearchResult, SearchError> {
+    /// The query's embedding, computed once per query text.
+    fn query_vector(&mut self, query: &str, warnings: &mut Vec<String>) -> Option<Vec<f32>> {
+        if let Some((q, v)) = &self.last_query
+            && q == query
+            && self.embedder.is_some()
+        {
+            return Some(v.clone());
+        }
+        match (&mut self.embedder, &self.no_model) {
+            (Some(embedder), _) => match embedder.embed(&[query]) {
+                Ok(mut v) => {
+                    let vector = v.pop()?;
+                    self.last_query = Some((query.to_string(), vector.clone()));
+                    Some(vector)
+                }
+                Err(e) => {
+                    warnings.push(format!("semantic search failed: {e}; results are lexical only"));
+                    None
+                }
+            },
+            (None, Some(why)) => {
+                warnings.push(why.clone());
+                None
+            }
+            (None, None) => None,
+        }
+    }
+
+    /// The one search: ranks files over all `request.repos` together (see the module
+    /// docs). Lexical: file-level BM25 with the combined statistics of the repos. Semantic:
+    /// a file's best chunk cosine. The two file lists are fused by normalised score ([`fuse`]), each
+    /// file's fused score multiplied by its repo's prior; the best chunk of each result
+    /// (by chunk-level BM25 and cosine) is its snippet.
+    pub fn search_weighted(&mut self, request: &WeightedRequest) -> Result<SearchResult, SearchError> {
         if request.repos.is_empty() {
             return Err(SearchError::NoRepos);
         }
-        let terms = text::query_terms(&request.query);
         if request.query.trim().is_empty() {
             return Err(SearchError::EmptyQuery);
         }
+        let terms = if request.lexical { text::query_terms(&request.query) } else { Vec::new() };
         let mut warnings = Vec::new();
-        let mut query_vector = None;
-        if use_semantic {
-            match (&mut self.embedder, &self.no_model) {
-                (Some(_), _) if self.last_query.as_ref().is_some_and(|(q, _)| *q == request.query) => {
-                    query_vector = self.last_query.as_ref().map(|(_, v)| v.clone());
-                }
-                (Some(embedder), _) => match embedder.embed(&[request.query.as_str()]) {
-                    Ok(mut v) => {
-                        query_vector = v.pop();
-                        self.last_query = query_vector.clone().map(|v| (request.query.clone(), v));
-                    }
-                    Err(e) => warnings.push(format!("semantic search failed: {e}; results are lexical only")),
-                },
-                (None, Some(why)) => warnings.push(why.clone()),
-                (None, None) => {}
-            }
-        }
+        let query_vector = if request.semantic { self.query_vector(&request.query, &mut warnings) } else { None };
         if terms.is_empty() && query_vector.is_none() {
             return Err(SearchError::EmptyQuery);
         }
         let candidates = (request.limit * 4).max(MIN_CANDIDATES);
-        let mut lexical: Vec<((usize, u64), f32)> = Vec::new();
-        let mut semantic: Vec<((usize, u64), f32)> = Vec::new();
+        for (repo, _) in &request.repos {
+            self.generation(repo)?;
+        }
+        let generations: Vec<&Generation> = request.repos.iter().map(|(r, _)| &self.open[r]).collect();
+
+        // DFS: statistics of the query's terms over every searched repo, then score.
+        let mut chunk_stats = text::CorpusStats::default();
+        let mut file_stats = text::CorpusStats::default();
+        if !terms.is_empty() {
+            for g in &generations {
+                g.add_stats(&terms, &mut chunk_stats, &mut file_stats)?;
+            }
+        }
+        // A query written as code (`spawn_entity`, `HashMap::new`) asks for a definition:
+        // then item names count when ranking files.
+        let file_weights =
+            if text::looks_like_code(&request.query) { text::Weights::FileByName } else { text::Weights::File };
+        let mut lexical: Vec<(FileKey, f32)> = Vec::new();
+        let mut semantic_chunks: Vec<(usize, u64, f32)> = Vec::new();
         let mut no_vectors = Vec::new();
-        for (repo_idx, repo) in request.repos.iter().enumerate() {
-            let generation = self.generation(repo)?;
-            if use_lexical {
-                lexical.extend(generation.lexical(&terms, candidates)?.into_iter().map(|(id, s)| ((repo_idx, id), s)));
+        for (repo_idx, g) in generations.iter().enumerate() {
+            if !terms.is_empty() {
+                let files = g.lexical_files(&terms, candidates, &file_stats, file_weights)?;
+                lexical.extend(files.into_iter().map(|(file, s)| ((repo_idx, file), s)));
             }
             if let Some(vector) = &query_vector {
-                match generation.semantic(vector, candidates)? {
-                    Some(hits) => semantic.extend(hits.into_iter().map(|(id, s)| ((repo_idx, id), s))),
-                    None => no_vectors.push(repo.clone()),
+                match g.semantic(vector, candidates)? {
+                    Some(hits) => semantic_chunks.extend(hits.into_iter().map(|(id, s)| (repo_idx, id, s))),
+                    None => no_vectors.push(request.repos[repo_idx].0.clone()),
                 }
             }
         }
@@ -228,34 +315,185 @@ impl Searcher {
                 no_vectors.join(" ")
             ));
         }
-        // Across repos, BM25 scores and cosines are each on one scale: merge by score.
-        lexical.sort_by(|a, b| b.1.total_cmp(&a.1));
-        semantic.sort_by(|a, b| b.1.total_cmp(&a.1));
-        let fused = fuse::rrf(&lexical, &semantic);
-        let mut hits = Vec::with_capacity(request.limit);
-        for f in fused.into_iter().take(request.limit) {
-            let (repo_idx, chunk_id) = f.key;
-            let repo = &request.repos[repo_idx];
-            let generation = self.generation(repo)?;
-            let Some(stored) = generation.chunk(chunk_id)? else { continue };
-            let c = stored.chunk;
-            hits.push(Hit {
-                repo: repo.clone(),
-                path: c.path,
-                start_line: c.start_line,
-                end_line: c.end_line,
-                language: c.language,
-                symbol: c.symbol,
-                summary: c.summary,
-                fused_score: f.score,
-                lexical: f.lexical,
-                semantic: f.semantic,
-                chunk_id,
-                chunk_hash: stored.hash,
-            });
+        // A file's semantic score is its best chunk's cosine.
+        let mut semantic_files: BTreeMap<FileKey, f32> = BTreeMap::new();
+        let mut chunk_cosines: BTreeMap<FileKey, Vec<(u64, f32)>> = BTreeMap::new();
+        for &(repo_idx, id, cosine) in &semantic_chunks {
+            let file = generations[repo_idx].file_of(id)?;
+            let best = semantic_files.entry((repo_idx, file)).or_insert(f32::MIN);
+            *best = best.max(cosine);
+            chunk_cosines.entry((repo_idx, file)).or_default().push((id, cosine));
         }
-        let channels = if query_vector.is_some() { Channels::Fused } else { Channels::LexicalOnly };
+        let mut semantic: Vec<(FileKey, f32)> = semantic_files.into_iter().collect();
+        let by_score = |a: &(FileKey, f32), b: &(FileKey, f32)| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0));
+        lexical.sort_by(by_score);
+        semantic.sort_by(by_score);
+        let mut fused = fuse::fuse(&lexical, &semantic, file_stats.ideal_body_score(&terms));
+        for f in &mut fused {
+            f.score *= request.repos[f.key.0].1 as f32;
+        }
+        fused.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| a.key.0.cmp(&b.key.0))
+                .then_with(|| a.best_rank().cmp(&b.best_rank()))
+                .then_with(|| a.key.1.cmp(&b.key.1))
+        });
+
+        // The chunks of each result file, scored like the files: each channel relative to
+        // its best chunk over all results (chunk BM25 with the combined statistics).
+        let top: Vec<fuse::Fused<FileKey>> = fused.into_iter().take(request.limit).collect();
+        let mut per_file = Vec::with_capacity(top.len());
+        for f in &top {
+            let (repo_idx, file) = f.key;
+            let in_file = if terms.is_empty() {
+                Vec::new()
+            } else {
+                generations[repo_idx].lexical_in_file(&terms, file, 16, &chunk_stats)?
+            };
+            per_file.push((in_file, chunk_cosines.remove(&f.key).unwrap_or_default()));
+        }
+        let max_lexical =
+            per_file.iter().flat_map(|(l, _)| l).map(|x| x.1).fold(chunk_stats.ideal_body_score(&terms), f32::max);
+        let max_cosine = semantic_chunks.iter().map(|x| x.2).fold(0.0f32, f32::max);
+        let mut hits = Vec::with_capacity(request.limit);
+        for (f, (in_file_lexical, cosines)) in top.into_iter().zip(per_file) {
+            let (repo_idx, file) = f.key;
+            let g = generations[repo_idx];
+            let chunks = rank_chunks(&in_file_lexical, &cosines, max_lexical, max_cosine);
+            let Some(&(best_id, _, _)) = chunks.first() else {
+                // A file matched by its name or path only: its first chunk.
+                let Some(stored) = g.chunk(file)? else { continue };
+                hits.push(hit(&request.repos[repo_idx].0, file, stored, &f, Vec::new()));
+                continue;
+            };
+            let Some(stored) = g.chunk(best_id)? else { continue };
+            let mut also = Vec::new();
+            // Other chunks that match at least half as well as the best one.
+            let best_score = chunk_score(chunks[0].1, chunks[0].2, max_lexical, max_cosine);
+            let also_matching = chunks
+                .iter()
+                .skip(1)
+                .filter(|c| chunk_score(c.1, c.2, max_lexical, max_cosine) >= 0.5 * best_score)
+                .take(MAX_ALSO);
+            for &(id, lexical, semantic) in also_matching {
+                if let Some(other) = g.chunk(id)? {
+                    also.push(ChunkMatch {
+                        start_line: other.chunk.start_line,
+                        end_line: other.chunk.end_line,
+                        symbol: other.chunk.symbol,
+                        lexical,
+                        semantic,
+                        chunk_id: id,
+                        chunk_hash: other.hash,
+                    });
+                }
+            }
+            also.sort_by_key(|c| c.start_line);
+            hits.push(hit(&request.repos[repo_idx].0, best_id, stored, &f, also));
+        }
+        let channels = match (query_vector.is_some(), !terms.is_empty()) {
+            (true, true) => Channels::Fused,
+            (true, false) => Channels::SemanticOnly,
+            _ => Channels::LexicalOnly,
+        };
         Ok(SearchResult { hits, channels, warnings })
+    }
+
+    /// The plain baseline: file-level BM25 of the file text alone over `repos`, with
+    /// their combined statistics; no names, paths, vectors, fusion or priors.
+    /// `(repo, path, score)`, best first.
+    pub fn bm25_files(
+        &mut self,
+        repos: &[String],
+        query: &str,
+        limit: usize,
+    ) -> Result<Vec<(String, String, f32)>, SearchError> {
+        let terms = text::query_terms(query);
+        if terms.is_empty() {
+            return Err(SearchError::EmptyQuery);
+        }
+        for repo in repos {
+            self.generation(repo)?;
+        }
+        let mut chunk_stats = text::CorpusStats::default();
+        let mut file_stats = text::CorpusStats::default();
+        for repo in repos {
+            self.open[repo].add_stats(&terms, &mut chunk_stats, &mut file_stats)?;
+        }
+        let mut all: Vec<(usize, u64, f32)> = Vec::new();
+        for (i, repo) in repos.iter().enumerate() {
+            let files = self.open[repo].lexical_files(&terms, limit, &file_stats, text::Weights::Body)?;
+            all.extend(files.into_iter().map(|(file, s)| (i, file, s)));
+        }
+        all.sort_by(|a, b| b.2.total_cmp(&a.2).then_with(|| (a.0, a.1).cmp(&(b.0, b.1))));
+        let mut out = Vec::with_capacity(limit);
+        for (i, file, score) in all.into_iter().take(limit) {
+            if let Some(stored) = self.open[&repos[i]].chunk(file)? {
+                out.push((repos[i].clone(), stored.chunk.path, score));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The chunks of one file, best first: `(chunk id, BM25, cosine)`. Each channel's score is
+/// taken relative to its best chunk in the file, and the two are added.
+/// The chunks of one file, best first: `(chunk id, BM25, cosine)`, scored by
+/// [`fuse::ALPHA`] · BM25 / `max_lexical` + (1 − α) · cosine / `max_cosine` (the best of
+/// each channel over all results), the better cosine first on equal scores.
+fn rank_chunks(
+    lexical: &[(u64, f32)],
+    cosines: &[(u64, f32)],
+    max_lexical: f32,
+    max_cosine: f32,
+) -> Vec<(u64, Option<f32>, Option<f32>)> {
+    let mut by_id: BTreeMap<u64, (Option<f32>, Option<f32>)> = BTreeMap::new();
+    for &(id, s) in lexical {
+        by_id.entry(id).or_default().0 = Some(s);
+    }
+    for &(id, c) in cosines {
+        by_id.entry(id).or_default().1 = Some(c);
+    }
+    let score = |l: Option<f32>, c: Option<f32>| chunk_score(l, c, max_lexical, max_cosine);
+    let mut out: Vec<(u64, Option<f32>, Option<f32>)> = by_id.into_iter().map(|(id, (l, c))| (id, l, c)).collect();
+    out.sort_by(|a, b| {
+        score(b.1, b.2)
+            .total_cmp(&score(a.1, a.2))
+            .then_with(|| b.2.unwrap_or(f32::MIN).total_cmp(&a.2.unwrap_or(f32::MIN)))
+            .then_with(|| a.0.cmp(&b.0))
+    });
+    out
+}
+
+/// A chunk's fused score: [`fuse::ALPHA`] · BM25 / `max_lexical` + (1 − α) · cosine /
+/// `max_cosine`, with α = 1 or 0 when only one channel has a scale.
+fn chunk_score(lexical: Option<f32>, cosine: Option<f32>, max_lexical: f32, max_cosine: f32) -> f32 {
+    let alpha = match (max_lexical > 0.0, max_cosine > 0.0) {
+        (true, true) => fuse::ALPHA,
+        (true, false) => 1.0,
+        (false, _) => 0.0,
+    };
+    let rel = |v: Option<f32>, max: f32| v.filter(|_| max > 0.0).map_or(0.0, |v| (v / max).max(0.0));
+    alpha * rel(lexical, max_lexical) + (1.0 - alpha) * rel(cosine, max_cosine)
+}
+
+fn hit(repo: &str, chunk_id: u64, stored: index::StoredChunk, f: &fuse::Fused<FileKey>, also: Vec<ChunkMatch>) -> Hit {
+    let c = stored.chunk;
+    Hit {
+        repo: repo.to_string(),
+        path: c.path,
+        start_line: c.start_line,
+        end_line: c.end_line,
+        language: c.language,
+        symbol: c.symbol,
+        summary: c.summary,
+        fused_score: f.score,
+        lexical: f.lexical,
+        semantic: f.semantic,
+        also,
+        chunk_id,
+        chunk_hash: stored.hash,
     }
 }
 

@@ -9,23 +9,49 @@
 //! Invariant: the same analyzer tokenises documents and queries, and queries are built
 //! from its tokens as a disjunction of term queries: user text is never parsed as query
 //! syntax, so no query string can fail to parse or panic.
-//! Invariant: each tantivy document carries the `chunk_id` of its chunk (a fast field);
-//! the chunk itself lives in the chunk store, not here.
+//! Invariant: each tantivy document carries the `chunk_id` of its chunk (a fast field)
+//! and the `file` it belongs to (the id of the file's first chunk, indexed); the chunk
+//! itself lives in the chunk store, not here. A file-level index holds one document per
+//! file with the same schema (`chunk_id` = `file` = its first chunk).
+//! Invariant: scores from several indexes are comparable when they are computed with one
+//! [`CorpusStats`] gathered over all of them (BM25 with combined document counts, token
+//! totals and document frequencies: "DFS query then fetch").
 
 use std::path::Path;
 
+use std::collections::HashMap;
+
 use tantivy::collector::TopDocs;
-use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
-use tantivy::schema::{FAST, Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions};
+use tantivy::query::{Bm25StatisticsProvider, BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, TermQuery};
+use tantivy::schema::{FAST, Field, INDEXED, IndexRecordOption, Schema, TextFieldIndexing, TextOptions};
 use tantivy::tokenizer::{
     Language, RemoveLongFilter, Stemmer, StopWordFilter, TextAnalyzer, Token, TokenStream, Tokenizer,
 };
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Term, doc};
 
 const TOKENIZER: &str = "code";
-/// Boosts: a match in the item's name counts more than one in its body.
+/// Boosts of a chunk's fields: a match in the item's name counts more than one in its body.
 const SYMBOL_BOOST: f32 = 2.0;
 const PATH_BOOST: f32 = 0.5;
+/// The path's boost when ranking whole files. A file's names are already in its body,
+/// and a short path field gets a large BM25 weight per matching word: measured on the
+/// eval world's non-held-out querysets (28 queries), name boosts of 0.3–2 and path boosts
+/// of 0.5 let files whose path merely holds a query word (`docs/…/sqlite-maintenance.md`)
+/// outrank the answer; body plus path at 0.1 did best (ARCHITECTURE.md, "Search").
+const FILE_PATH_BOOST: f32 = 0.1;
+
+/// Which fields a query scores, and how much each counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Weights {
+    /// A chunk: body, item name (boosted), path (damped).
+    Chunk,
+    /// A whole file: body and a lightly weighted path.
+    File,
+    /// A whole file for a query written as code: item names count too.
+    FileByName,
+    /// The body alone (the plain BM25 baseline).
+    Body,
+}
 
 /// Splits code into identifier parts (see the module docs). Lower-cased, unfiltered.
 pub fn code_tokens(text: &str) -> Vec<String> {
@@ -140,11 +166,38 @@ impl TokenStream for CodeTokenStream<'_> {
 
 /// The analyzer used for documents and queries.
 pub fn analyzer() -> TextAnalyzer {
+    thread_local! {
+        static ANALYZER: TextAnalyzer = build_analyzer();
+    }
+    ANALYZER.with(TextAnalyzer::clone)
+}
+
+fn build_analyzer() -> TextAnalyzer {
     let builder = TextAnalyzer::builder(CodeTokenizer::default()).filter(RemoveLongFilter::limit(48));
     match StopWordFilter::new(Language::English) {
         Some(stop) => builder.filter(stop).filter(Stemmer::new(Language::English)).build(),
         None => builder.filter(Stemmer::new(Language::English)).build(),
     }
+}
+
+/// Whether a query is written as code: it holds an identifier with `_`, a camelCase one
+/// that starts lower-case (`spawnEntity`; `HashMap` reads like a product name, `LiveStore`),
+/// letters and digits in one word (`many0`, `vec3`), `::`, `.` between words, or call
+/// parentheses.
+pub fn looks_like_code(query: &str) -> bool {
+    query.split_whitespace().any(|word| {
+        let w = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '_');
+        let inner_capital = w.chars().next().is_some_and(char::is_lowercase) && w.chars().any(char::is_uppercase);
+        let dotted =
+            w.split('.').filter(|p| !p.is_empty()).count() > 1 && !w.chars().all(|c| c.is_ascii_digit() || c == '.');
+        let letters_and_digits = w.chars().any(char::is_alphabetic) && w.chars().any(|c| c.is_ascii_digit());
+        (w.contains('_') && w.chars().any(char::is_alphanumeric))
+            || letters_and_digits
+            || inner_capital
+            || word.contains("::")
+            || word.contains("()")
+            || dotted
+    })
 }
 
 /// The analysed terms of a query, deduplicated, in order of first appearance.
@@ -164,6 +217,7 @@ pub fn query_terms(query: &str) -> Vec<String> {
 #[derive(Debug, Clone, Copy)]
 struct Fields {
     chunk_id: Field,
+    file: Field,
     text: Field,
     symbol: Field,
     path: Field,
@@ -176,6 +230,7 @@ fn schema() -> (Schema, Fields) {
     );
     let fields = Fields {
         chunk_id: builder.add_u64_field("chunk_id", FAST),
+        file: builder.add_u64_field("file", INDEXED),
         text: builder.add_text_field("text", indexed.clone()),
         symbol: builder.add_text_field("symbol", indexed.clone()),
         path: builder.add_text_field("path", indexed),
@@ -186,6 +241,7 @@ fn schema() -> (Schema, Fields) {
 fn fields_of(schema: &Schema) -> tantivy::Result<Fields> {
     Ok(Fields {
         chunk_id: schema.get_field("chunk_id")?,
+        file: schema.get_field("file")?,
         text: schema.get_field("text")?,
         symbol: schema.get_field("symbol")?,
         path: schema.get_field("path")?,
@@ -207,9 +263,13 @@ impl TextIndexWriter {
         Ok(TextIndexWriter { writer, fields })
     }
 
-    pub fn add(&mut self, chunk_id: u64, path: &str, symbol: &str, text: &str) -> tantivy::Result<()> {
+    /// Adds one document: a chunk (`file`: its file's first chunk id) or a whole file
+    /// (`chunk_id` = `file` = the file's first chunk id).
+    pub fn add(&mut self, chunk_id: u64, file: u64, path: &str, symbol: &str, text: &str) -> tantivy::Result<()> {
         let f = self.fields;
-        self.writer.add_document(doc!(f.chunk_id => chunk_id, f.path => path, f.symbol => symbol, f.text => text))?;
+        self.writer.add_document(
+            doc!(f.chunk_id => chunk_id, f.file => file, f.path => path, f.symbol => symbol, f.text => text),
+        )?;
         Ok(())
     }
 
@@ -235,22 +295,89 @@ impl TextIndex {
         Ok(TextIndex { reader, fields })
     }
 
-    /// BM25 top `limit` chunks for the analysed `terms`: `(chunk_id, score)`, best first.
-    pub fn search(&self, terms: &[String], limit: usize) -> tantivy::Result<Vec<(u64, f32)>> {
-        if terms.is_empty() || limit == 0 {
-            return Ok(Vec::new());
-        }
+    /// The query of analysed `terms`: a disjunction over the fields `weights` names.
+    fn terms_query(&self, terms: &[String], weights: Weights) -> BooleanQuery {
         let f = self.fields;
+        let fields: &[(Field, f32)] = match weights {
+            Weights::Chunk => &[(f.text, 1.0), (f.symbol, SYMBOL_BOOST), (f.path, PATH_BOOST)],
+            Weights::File => &[(f.text, 1.0), (f.path, FILE_PATH_BOOST)],
+            Weights::FileByName => &[(f.text, 1.0), (f.symbol, 1.0), (f.path, FILE_PATH_BOOST)],
+            Weights::Body => &[(f.text, 1.0)],
+        };
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         for term in terms {
-            for (field, boost) in [(f.text, 1.0), (f.symbol, SYMBOL_BOOST), (f.path, PATH_BOOST)] {
+            for &(field, boost) in fields {
                 let query = TermQuery::new(Term::from_field_text(field, term), IndexRecordOption::WithFreqs);
                 clauses.push((Occur::Should, Box::new(BoostQuery::new(Box::new(query), boost))));
             }
         }
-        let query = BooleanQuery::new(clauses);
+        BooleanQuery::new(clauses)
+    }
+
+    /// BM25 top `limit` documents for the analysed `terms`: `(chunk_id, score)`, best
+    /// first, scored with this index's own statistics.
+    pub fn search(&self, terms: &[String], limit: usize) -> tantivy::Result<Vec<(u64, f32)>> {
         let searcher = self.reader.searcher();
-        let top = searcher.search(&query, &TopDocs::with_limit(limit).order_by_score())?;
+        self.search_scored(terms, limit, &searcher, Weights::Chunk)
+    }
+
+    /// Like [`TextIndex::search`], scored with `stats` (gathered over several indexes, so
+    /// that the scores compare across them).
+    pub fn search_with_stats(
+        &self,
+        terms: &[String],
+        limit: usize,
+        stats: &CorpusStats,
+        weights: Weights,
+    ) -> tantivy::Result<Vec<(u64, f32)>> {
+        self.search_scored(terms, limit, stats, weights)
+    }
+
+    fn search_scored(
+        &self,
+        terms: &[String],
+        limit: usize,
+        stats: &dyn Bm25StatisticsProvider,
+        weights: Weights,
+    ) -> tantivy::Result<Vec<(u64, f32)>> {
+        if terms.is_empty() || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let query = self.terms_query(terms, weights);
+        let searcher = self.reader.searcher();
+        let top =
+            searcher.search_with_statistics_provider(&query, &TopDocs::with_limit(limit).order_by_score(), stats)?;
+        self.chunk_ids(&searcher, top)
+    }
+
+    /// BM25 scores of the chunks of one file (`file`: its first chunk id) that hold any of
+    /// the `terms`, scored with `stats`: `(chunk_id, score)`, best first.
+    pub fn file_chunks(
+        &self,
+        terms: &[String],
+        file: u64,
+        limit: usize,
+        stats: &CorpusStats,
+    ) -> tantivy::Result<Vec<(u64, f32)>> {
+        if terms.is_empty() || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let only_file = TermQuery::new(Term::from_field_u64(self.fields.file, file), IndexRecordOption::Basic);
+        let query = BooleanQuery::new(vec![
+            (Occur::Must, Box::new(ConstScoreQuery::new(Box::new(only_file), 0.0)) as Box<dyn Query>),
+            (Occur::Must, Box::new(self.terms_query(terms, Weights::Chunk))),
+        ]);
+        let searcher = self.reader.searcher();
+        let top =
+            searcher.search_with_statistics_provider(&query, &TopDocs::with_limit(limit).order_by_score(), stats)?;
+        self.chunk_ids(&searcher, top)
+    }
+
+    fn chunk_ids(
+        &self,
+        searcher: &tantivy::Searcher,
+        top: Vec<(f32, tantivy::DocAddress)>,
+    ) -> tantivy::Result<Vec<(u64, f32)>> {
         let mut hits = Vec::with_capacity(top.len());
         for (score, address) in top {
             let column = searcher.segment_reader(address.segment_ord).fast_fields().u64("chunk_id")?;
@@ -259,6 +386,28 @@ impl TextIndex {
             }
         }
         Ok(hits)
+    }
+
+    /// Adds this index's statistics for the analysed `terms` (every field a query
+    /// touches) to `stats`.
+    pub fn add_stats(&self, terms: &[String], stats: &mut CorpusStats) -> tantivy::Result<()> {
+        let searcher = self.reader.searcher();
+        stats.docs += searcher.num_docs();
+        let f = self.fields;
+        stats.body = Some(f.text);
+        for field in [f.text, f.symbol, f.path] {
+            let mut tokens = 0u64;
+            for segment in searcher.segment_readers() {
+                tokens += segment.inverted_index(field)?.total_num_tokens();
+            }
+            *stats.tokens.entry(field).or_default() += tokens;
+            for term in terms {
+                let term = Term::from_field_text(field, term);
+                let df = searcher.doc_freq(&term)?;
+                *stats.doc_freqs.entry(term).or_default() += df;
+            }
+        }
+        Ok(())
     }
 
     pub fn num_docs(&self) -> u64 {
@@ -280,6 +429,50 @@ impl TextIndex {
             doc_freqs.push(searcher.doc_freq(&Term::from_field_text(field, term))?);
         }
         Ok(TermStats { docs: searcher.num_docs(), tokens, doc_freqs })
+    }
+}
+
+/// BM25 statistics of several indexes together (see the module docs): the sum of their
+/// document counts, token totals per field and document frequencies of the query's terms.
+/// A term it has not seen counts as in no document.
+#[derive(Debug, Clone, Default)]
+pub struct CorpusStats {
+    pub docs: u64,
+    tokens: HashMap<Field, u64>,
+    doc_freqs: HashMap<Term, u64>,
+    /// The body field (set by [`TextIndex::add_stats`]).
+    body: Option<Field>,
+}
+
+impl CorpusStats {
+    /// The BM25 score of a body of average length holding each of `terms` once: the sum
+    /// of their idfs (a term no document holds counts as held by none: the highest idf).
+    /// A yardstick for how much of the query a document matches: one holding one common
+    /// word of the query scores a small share of it.
+    pub fn ideal_body_score(&self, terms: &[String]) -> f32 {
+        let Some(field) = self.body else { return 0.0 };
+        let n = self.docs as f32;
+        terms
+            .iter()
+            .map(|t| {
+                let df = self.doc_freqs.get(&Term::from_field_text(field, t)).copied().unwrap_or(0) as f32;
+                (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+            })
+            .sum()
+    }
+}
+
+impl Bm25StatisticsProvider for CorpusStats {
+    fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
+        Ok(self.tokens.get(&field).copied().unwrap_or(0))
+    }
+
+    fn total_num_docs(&self) -> tantivy::Result<u64> {
+        Ok(self.docs)
+    }
+
+    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        Ok(self.doc_freqs.get(term).copied().unwrap_or(0))
     }
 }
 
@@ -310,6 +503,20 @@ mod tests {
     }
 
     #[test]
+    fn code_queries_are_told_from_prose() {
+        for code in
+            ["spawn_entity", "HashMap::new", "spawnEntity", "many0()", "many0", "self.world", "use SDL_CreateWindow"]
+        {
+            assert!(looks_like_code(code), "{code}");
+        }
+        for prose in
+            ["spawn an entity", "How does SDL open a window?", "version 2.26.6", "USearch and LiveStore", "tokenizer"]
+        {
+            assert!(!looks_like_code(prose), "{prose}");
+        }
+    }
+
+    #[test]
     fn query_and_identifier_meet_after_analysis() {
         let from_code = query_terms("fn spawn_entity(&mut self)");
         for term in query_terms("spawning entities") {
@@ -322,8 +529,8 @@ mod tests {
     fn bm25_finds_the_chunk_by_split_identifier() {
         let dir = tempfile::tempdir().unwrap();
         let mut writer = TextIndexWriter::create(dir.path()).unwrap();
-        writer.add(7, "src/world.rs", "spawn_entity", "pub fn spawn_entity(&mut self) -> Entity {}").unwrap();
-        writer.add(9, "src/query.rs", "iter", "pub fn iter(&self) -> QueryIter {}").unwrap();
+        writer.add(7, 7, "src/world.rs", "spawn_entity", "pub fn spawn_entity(&mut self) -> Entity {}").unwrap();
+        writer.add(9, 9, "src/query.rs", "iter", "pub fn iter(&self) -> QueryIter {}").unwrap();
         writer.finish().unwrap();
         let index = TextIndex::open(dir.path()).unwrap();
         assert_eq!(index.num_docs(), 2);
