@@ -31,8 +31,10 @@ pub fn run(
         .map_err(anyhow::Error::msg)
         .context("loading the cue vocabulary")?;
     let store_path = ctx.home.store_path();
+    // Opened here first so that creating the store (or replacing a leftover) is told on
+    // stderr; each batch below opens it again for its duration only.
+    let store = ctx.open_store()?;
     let roots = if paths.is_empty() {
-        let store = ctx.open_store()?;
         let nodes = EventLog::new(&store).nodes()?;
         if nodes.is_empty() {
             anyhow::bail!("no nodes are registered: run `patina mother sync --registry FILE` first");
@@ -41,6 +43,7 @@ pub fn run(
     } else {
         watch::roots_for(paths)?
     };
+    drop(store);
     if roots.is_empty() {
         anyhow::bail!("nothing to watch: no registered node has a path that exists here (pass PATH...)");
     }

@@ -79,9 +79,7 @@ where
 impl PatinaServer {
     fn open(&self) -> anyhow::Result<Store> {
         let path = self.home.store_path();
-        Ok(Store::open(&path, &OpenOptions::default(), |p| {
-            eprintln!("patina mcp: {} is locked; waiting…", p.display());
-        })?)
+        Ok(Store::open(&path, &OpenOptions::default(), |notice| eprintln!("patina mcp: {notice}"))?)
     }
 }
 
