@@ -90,7 +90,10 @@ pub fn run(
                 eprintln!("patina: batch failed, will retry: {why}");
                 Ok(())
             }
-            Notice::Batch(report) => print_changes(&mut ctx.out, json, &report),
+            Notice::Batch(report) => {
+                report_skipped(&report);
+                print_changes(&mut ctx.out, json, &report)
+            }
         };
         if let Err(e) = result {
             // stdout closed (e.g. piped into `head`): stop cleanly.
@@ -105,7 +108,15 @@ pub fn run(
     Ok(if STOPPED.load(Ordering::SeqCst) == 2 { 130 } else { exit::OK })
 }
 
+/// Files a batch did not read (a FIFO, a file over the cap…), on stderr.
+fn report_skipped(report: &BatchReport) {
+    for skipped in &report.ingest.skipped {
+        eprintln!("patina: skipped {}: {}", skipped.path, skipped.reason);
+    }
+}
+
 fn print_batch(ctx: &mut Invocation, report: &BatchReport) -> anyhow::Result<()> {
+    report_skipped(report);
     print_changes(&mut ctx.out, ctx.json, report)?;
     if !ctx.json {
         let added: usize = report.ingest.added.values().sum();
