@@ -242,6 +242,7 @@ fn bench_logs_yield_bench_runs_and_name_bad_lines() {
             "{\"repo\": \"libsdl-org/SDL\", \"suite\": \"c-parser\", \"when\": \"2025-09-06\"}\n",
             "{\"repo\": \"nowhere\", \"suite\": \"x\", \"when\": \"2025-09-06\"}\n",
             "this is not json\n",
+            "{\"repo\": \"dojo\", \"suite\": \"late\", \"when\": \"not a date\"}\n",
         ),
     )
     .unwrap();
@@ -253,6 +254,9 @@ fn bench_logs_yield_bench_runs_and_name_bad_lines() {
     assert!(warnings.iter().any(|w| w.as_str().unwrap().contains("line 3: unknown repo 'nowhere'")));
     assert!(warnings.iter().any(|w| w.as_str().unwrap().contains("line 4:")));
     assert!(util::stderr(&out).contains("runs.jsonl: line 4"));
+    // Issue 17, item 7: a `when` that is not a date was accepted.
+    let stderr = util::stderr(&out);
+    assert!(stderr.contains("runs.jsonl: line 5: `when` is not a date or time: \"not a date\""), "{stderr}");
     let runs = home.json(&["mother", "log", "--kind", "bench-run"]);
     assert_eq!(runs[1]["payload"]["repo"], "SDL");
     assert_eq!(runs[0]["payload"]["command"], "patina scrape --repo dojo");
