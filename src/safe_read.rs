@@ -105,7 +105,7 @@ pub fn read_regular(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
     Ok(bytes)
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 
