@@ -187,11 +187,17 @@ fn inspect(path: &Path) -> std::io::Result<Found> {
     if meta.len() == 0 {
         return Ok(Found::Leftover("empty (0 bytes)"));
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    std::fs::File::open(path)?.take(LEFTOVER_MAX_BYTES).read_to_end(&mut bytes)?;
-    let magic_unwritten = bytes.iter().take(REDB_MAGIC_BYTES).all(|&b| b == 0);
-    let no_data = bytes.get(REDB_HEADER_BYTES..).unwrap_or_default().iter().all(|&b| b == 0);
-    Ok(if magic_unwritten && no_data {
+    // Every open passes here: a store (magic number written) costs one 9-byte read.
+    let mut file = std::fs::File::open(path)?;
+    let mut magic = Vec::with_capacity(REDB_MAGIC_BYTES);
+    (&mut file).take(REDB_MAGIC_BYTES as u64).read_to_end(&mut magic)?;
+    if magic.iter().any(|&b| b != 0) {
+        return Ok(Found::Other);
+    }
+    let mut bytes = Vec::new();
+    file.take(LEFTOVER_MAX_BYTES).read_to_end(&mut bytes)?;
+    let no_data = bytes.get(REDB_HEADER_BYTES - magic.len()..).unwrap_or_default().iter().all(|&b| b == 0);
+    Ok(if no_data {
         Found::Leftover("a redb file whose header was never completed (no magic number, no data)")
     } else {
         Found::Other
