@@ -20,7 +20,7 @@ use std::path::Path;
 #[non_exhaustive]
 pub enum ReadError {
     /// The path is (now) something other than a regular file: says what.
-    #[error("not a regular file ({0}); not read")]
+    #[error("not a regular file but {0}; not read")]
     NotRegular(&'static str),
     #[error("{bytes} bytes is over the size cap of {cap} bytes")]
     TooLarge { bytes: u64, cap: u64 },
@@ -35,7 +35,7 @@ fn kind_of(meta: &Metadata) -> &'static str {
         use std::os::unix::fs::FileTypeExt;
         let t = meta.file_type();
         if t.is_fifo() {
-            return "a FIFO (named pipe)";
+            return "a named pipe (FIFO)";
         } else if t.is_socket() {
             return "a socket";
         } else if t.is_block_device() || t.is_char_device() {
@@ -48,7 +48,7 @@ fn kind_of(meta: &Metadata) -> &'static str {
     } else if t.is_dir() {
         "a directory"
     } else {
-        "not a regular file"
+        "an unknown kind of file"
     }
 }
 
@@ -131,7 +131,7 @@ mod tests {
         mkfifo(&path);
         // No writer ever opens the FIFO: a plain read would block forever.
         let err = read_regular(&path, 1 << 20).unwrap_err();
-        assert!(matches!(err, ReadError::NotRegular("a FIFO (named pipe)")), "{err}");
+        assert!(matches!(err, ReadError::NotRegular("a named pipe (FIFO)")), "{err}");
         assert!(err.to_string().contains("FIFO"), "{err}");
     }
 
@@ -157,7 +157,7 @@ mod tests {
         assert!(matches!(open_checked(&link), Err(ReadError::NotRegular("a symbolic link"))));
         let fifo = dir.path().join("Cargo.toml");
         mkfifo(&fifo);
-        assert!(matches!(open_checked(&fifo), Err(ReadError::NotRegular("a FIFO (named pipe)"))));
+        assert!(matches!(open_checked(&fifo), Err(ReadError::NotRegular("a named pipe (FIFO)"))));
         let file = dir.path().join("ok.rs");
         std::fs::write(&file, b"fn main() {}").unwrap();
         assert!(open_checked(&file).is_ok());

@@ -23,7 +23,7 @@ impl std::fmt::Display for Unreadable {
             Unreadable::TooLarge { bytes, cap } => {
                 write!(f, "{bytes} bytes is over the size cap of {cap} bytes (raise it with --max-file-size)")
             }
-            Unreadable::NotRegular(what) => write!(f, "not a regular file ({what}); not read"),
+            Unreadable::NotRegular(what) => write!(f, "not a regular file but {what}; not read"),
             Unreadable::Binary => f.write_str("binary file (contains NUL bytes)"),
             Unreadable::Io(err) => f.write_str(err),
         }
