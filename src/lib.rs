@@ -19,6 +19,7 @@ pub mod mother;
 pub mod output;
 pub mod registry;
 pub mod repo;
+pub mod safe_read;
 pub mod scry;
 pub mod search;
 pub mod store;

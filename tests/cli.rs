@@ -226,6 +226,56 @@ fn killed_sync_loses_no_committed_event() {
     assert_eq!(home.json(&["mother", "stats"])["events"], total);
 }
 
+/// Issue 17, item 1: `kill -9` during a first command used to leave a 1 MiB store whose
+/// redb header had no magic number, and every later command failed until the user deleted
+/// it. Kills are swept over the first 10 ms, where the store is being created.
+#[test]
+fn a_first_command_killed_while_creating_the_store_never_bricks_the_home() {
+    for i in 0..40u64 {
+        let home = Home::new();
+        let mut child = home
+            .cmd(&["mother", "stats"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_micros(250 * i));
+        let _ = child.kill();
+        child.wait().unwrap();
+        let out = home.cmd(&["mother", "stats", "--json"]).output().unwrap();
+        assert!(out.status.success(), "home bricked by a kill after {} µs: {}", 250 * i, util::stderr(&out));
+        let names: Vec<String> = std::fs::read_dir(home.store_path().parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, vec!["store.redb".to_string()], "no creation debris is left behind");
+    }
+}
+
+/// Issue 17, item 7 (and the leftovers older versions left): an empty store file, or a
+/// redb file whose creation never finished, is replaced with one notice, not silently.
+#[test]
+fn leftover_store_files_are_replaced_and_the_user_is_told() {
+    let mut half_created = vec![0u8; 1_056_768];
+    half_created[9..32].copy_from_slice(&[0, 4, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0, 1, 1, 0]);
+    half_created[64] = 3;
+    half_created[192] = 3;
+    for leftover in [Vec::new(), half_created] {
+        let home = Home::new();
+        std::fs::create_dir_all(home.store_path().parent().unwrap()).unwrap();
+        std::fs::write(home.store_path(), &leftover).unwrap();
+        let out = home.cmd(&["mother", "sync", "--registry", &example_registry()]).output().unwrap();
+        assert!(out.status.success(), "{}", util::stderr(&out));
+        let err = util::stderr(&out);
+        let notices: Vec<&str> = err.lines().filter(|l| l.contains("replaced it with a fresh store")).collect();
+        assert_eq!(notices.len(), 1, "{err}");
+        assert!(notices[0].contains("store.redb") && notices[0].contains("holding no events"), "{err}");
+        assert_eq!(home.json(&["mother", "stats"])["events"], 4);
+        let out = home.cmd(&["mother", "stats"]).output().unwrap();
+        assert!(!util::stderr(&out).contains("replaced"), "told once: {}", util::stderr(&out));
+    }
+}
+
 #[test]
 fn home_can_come_from_the_environment() {
     let home = Home::new();

@@ -161,6 +161,32 @@ fn explain_names_the_rule_sessions_lines_and_weight_terms() {
     assert!(text.contains("rule testing-cues") && text.contains("20250830-203137.md:36"), "{text}");
 }
 
+/// Issue 17, item 7: raw terminal escapes in session text reached the terminal through
+/// `mother log` and `mother explain`. Human output shows them as `\x1b`; JSON keeps the
+/// text exact.
+#[test]
+fn escape_sequences_in_session_text_never_reach_the_terminal() {
+    let home = Home::new();
+    home.ok(&["mother", "sync", "--registry", &example_registry()]);
+    let dir = home.path().join("sessions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let evil = "\x1b]0;pwned\x07\x1b[2J\u{9b}31m";
+    for (name, id) in [("1.md", "20260301-1"), ("2.md", "20260302-1")] {
+        let text = format!("**ID**: {id}\n- Stress tested the quickparse repo {evil} again.\n");
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    home.ok(&["mother", "ingest", dir.to_str().unwrap(), "--project", "atlas"]);
+    let is_raw_control = |c: char| c.is_control() && c != '\n' && c != '\t';
+    let log = home.ok(&["mother", "log", "--kind", "mention"]);
+    assert!(!log.contains(is_raw_control), "{log:?}");
+    assert!(log.contains("quickparse") && log.contains("\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m"), "{log}");
+    let explain = home.ok(&["mother", "explain", "atlas", "TESTS_WITH", "quickparse"]);
+    assert!(explain.contains("\\x1b[2J"), "the sentence is quoted, made visible: {explain}");
+    assert!(!explain.contains(is_raw_control), "{explain:?}");
+    let json = home.json(&["mother", "log", "--kind", "mention"]);
+    assert!(json[0]["payload"]["sentence"].as_str().unwrap().contains(evil), "{json}");
+}
+
 #[test]
 fn a_missing_edge_says_which_rule_came_closest() {
     let home = real_world();

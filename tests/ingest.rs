@@ -242,6 +242,7 @@ fn bench_logs_yield_bench_runs_and_name_bad_lines() {
             "{\"repo\": \"libsdl-org/SDL\", \"suite\": \"c-parser\", \"when\": \"2025-09-06\"}\n",
             "{\"repo\": \"nowhere\", \"suite\": \"x\", \"when\": \"2025-09-06\"}\n",
             "this is not json\n",
+            "{\"repo\": \"dojo\", \"suite\": \"late\", \"when\": \"not a date\"}\n",
         ),
     )
     .unwrap();
@@ -253,6 +254,9 @@ fn bench_logs_yield_bench_runs_and_name_bad_lines() {
     assert!(warnings.iter().any(|w| w.as_str().unwrap().contains("line 3: unknown repo 'nowhere'")));
     assert!(warnings.iter().any(|w| w.as_str().unwrap().contains("line 4:")));
     assert!(util::stderr(&out).contains("runs.jsonl: line 4"));
+    // Issue 17, item 7: a `when` that is not a date was accepted.
+    let stderr = util::stderr(&out);
+    assert!(stderr.contains("runs.jsonl: line 5: `when` is not a date or time: \"not a date\""), "{stderr}");
     let runs = home.json(&["mother", "log", "--kind", "bench-run"]);
     assert_eq!(runs[1]["payload"]["repo"], "SDL");
     assert_eq!(runs[0]["payload"]["command"], "patina scrape --repo dojo");
@@ -299,6 +303,63 @@ fn bad_inputs_are_reported_and_never_lose_what_was_ingested() {
     let report = home.json(&["mother", "ingest", dir.to_str().unwrap(), "--project", "patina"]);
     assert_eq!(report["added"]["mention"], 1);
     assert_eq!(live_mentions(&home).len(), 3);
+}
+
+fn mkfifo(path: &std::path::Path) {
+    assert!(std::process::Command::new("mkfifo").arg(path).status().unwrap().success());
+}
+
+/// Runs `patina ARGS` and fails the test if it has not finished within 30 s.
+fn finishes(home: &Home, args: &[&str]) -> std::process::Output {
+    let mut child =
+        home.cmd(args).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("patina {args:?} hung");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Issue 17, item 3: `mkfifo d/p.md; patina mother ingest d/p.md` blocked forever (a FIFO
+/// named Cargo.toml too). FIFOs and sockets are listed as skipped; the rest is ingested.
+#[test]
+fn fifos_and_sockets_are_skipped_and_never_block() {
+    let home = Home::new();
+    sync_real_registry(&home);
+    let dir = home.path().join("inbox");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("good.md"), "Stress tested the SDL repo.\n").unwrap();
+    mkfifo(&dir.join("p.md"));
+    mkfifo(&dir.join("Cargo.toml"));
+    let _socket = std::os::unix::net::UnixListener::bind(dir.join("s.md")).unwrap();
+    for target in [dir.clone(), dir.join("p.md"), dir.join("Cargo.toml")] {
+        let out = finishes(&home, &["mother", "ingest", target.to_str().unwrap(), "--project", "patina", "--json"]);
+        assert!(out.status.success(), "{}", util::stderr(&out));
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let skipped: Vec<String> =
+            report["skipped"].as_array().unwrap().iter().map(|s| format!("{} {}", s["path"], s["reason"])).collect();
+        let expect: &[(&str, &str)] = if target == dir {
+            &[("p.md", "FIFO"), ("Cargo.toml", "FIFO"), ("s.md", "socket")]
+        } else if target.ends_with("p.md") {
+            &[("p.md", "FIFO")]
+        } else {
+            &[("Cargo.toml", "FIFO")]
+        };
+        assert_eq!(skipped.len(), expect.len(), "{skipped:?}");
+        for (name, what) in expect {
+            assert!(
+                skipped
+                    .iter()
+                    .any(|s| s.contains(&format!("/{name}\"")) && s.contains(what) && s.contains("not a regular file")),
+                "{name}: {skipped:?}"
+            );
+        }
+    }
+    assert_eq!(live_mentions(&home).len(), 1, "good.md was ingested");
 }
 
 #[test]

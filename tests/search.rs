@@ -242,6 +242,48 @@ fn bad_files_are_skipped_with_reasons_and_never_panic() {
     assert!(home.fails(&["repo", "add", "/definitely/not/here"]).contains("not a directory"));
 }
 
+/// Issue 17, item 6: the walk skips symlinks, but a symlink swapped in between the walk
+/// and the read used to be followed (`/etc/passwd` got indexed). A thread keeps swapping
+/// `src/lib.rs` between a regular file and a symlink to a file outside the repo while
+/// `repo update` runs again and again; the outside file's text must never be indexed.
+#[test]
+fn a_symlink_swapped_in_during_indexing_is_never_read() {
+    let home = Home::new();
+    let repo = home.path().join("racy");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    let outside = home.path().join("outside.rs");
+    std::fs::write(&outside, "pub fn zqxoutsidesecret() {}\n").unwrap();
+    let lib = repo.join("src/lib.rs");
+    std::fs::write(&lib, "pub fn inside_function() {}\n").unwrap();
+    home.ok(&["repo", "add", repo.to_str().unwrap(), "--lexical-only"]);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let (stop, repo, outside, lib) = (stop.clone(), repo.clone(), outside.clone(), lib.clone());
+        std::thread::spawn(move || {
+            let (as_link, as_file) = (repo.join("src/.link"), repo.join("src/.file"));
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                std::os::unix::fs::symlink(&outside, &as_link).unwrap();
+                std::fs::rename(&as_link, &lib).unwrap();
+                std::fs::write(&as_file, "pub fn inside_function() {}\n").unwrap();
+                std::fs::rename(&as_file, &lib).unwrap();
+            }
+        })
+    };
+    let secs: u64 = std::env::var("PATINA_RACE_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(4);
+    let started = std::time::Instant::now();
+    let mut builds = 0;
+    while started.elapsed() < std::time::Duration::from_secs(secs) {
+        home.ok(&["repo", "update", "racy", "--lexical-only"]);
+        builds += 1;
+        let found = home.cmd(&["scry", "zqxoutsidesecret", "--repo", "racy", "--lexical-only"]).output().unwrap();
+        let shown = util::stdout(&found);
+        assert_eq!(found.status.code(), Some(1), "after {builds} builds, the outside file was indexed: {shown}");
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    swapper.join().unwrap();
+    assert!(builds > 3, "the race ran: {builds} builds");
+}
+
 #[test]
 fn a_corrupt_index_is_reported_and_repo_update_rebuilds_it() {
     let home = Home::new();

@@ -158,6 +158,27 @@ fn once_catches_up_and_a_vanished_folder_is_watched_again() {
     assert!(stderr.contains("disappeared") && stderr.contains("is back"), "{stderr}");
 }
 
+/// Issue 17, item 3: `mother watch d` blocked in open() on a FIFO created in the watched
+/// directory, held the store and ignored SIGINT/SIGTERM.
+#[test]
+fn a_fifo_created_in_a_watched_dir_blocks_nothing() {
+    let home = Home::new();
+    let dir = world(&home);
+    let watcher = Watcher::start(&home, &[dir.to_str().unwrap(), "--project", "atlas"]);
+    assert!(std::process::Command::new("mkfifo").arg(dir.join("p.md")).status().unwrap().success());
+    std::thread::sleep(Duration::from_millis(500));
+    // Later files are still processed, and other commands still get the store.
+    write(&dir.join("1.md"), "**ID**: 20260301-1\n- Studied ecsdemo's scheduler.\n");
+    write(&dir.join("2.md"), "**ID**: 20260302-1\n- Learned from ecsdemo's archetypes.\n");
+    wait_for("the edge from files written after the FIFO", || has_edge(&home, "atlas", "LEARNS_FROM", "ecsdemo"));
+    home.ok(&["mother", "link", "atlas", "USES", "vectorlite"]);
+    let started = Instant::now();
+    let (code, _, stderr) = watcher.stop("-INT");
+    assert!(started.elapsed() < Duration::from_secs(5), "stopped promptly");
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(stderr.contains("p.md") && stderr.contains("FIFO"), "the FIFO is reported as skipped: {stderr}");
+}
+
 #[test]
 fn watch_without_paths_needs_registered_paths() {
     let home = Home::new();

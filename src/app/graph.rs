@@ -111,7 +111,10 @@ pub fn explain(ctx: &mut Invocation, from: &str, edge_type: &str, to: &str, max_
         ctx.out.json(&explanation)?;
         return Ok(code);
     }
-    let out = &mut ctx.out;
+    // Written to a buffer first: the explanation quotes session sentences, which are
+    // passed through `printable` before they reach the terminal.
+    let mut text: Vec<u8> = Vec::new();
+    let out = &mut text;
     let e = &explanation;
     match e.weight {
         Some(w) => writeln!(out, "{} {} {}: weight {w:.3}", e.from, e.edge_type, e.to)?,
@@ -154,6 +157,7 @@ pub fn explain(ctx: &mut Invocation, from: &str, edge_type: &str, to: &str, max_
     if !e.other_edges.is_empty() {
         writeln!(out, "  other edges between them: {}", e.other_edges.join("; "))?;
     }
+    ctx.out.write_all(crate::output::printable(&String::from_utf8_lossy(&text)).as_bytes())?;
     Ok(code)
 }
 

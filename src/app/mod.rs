@@ -39,13 +39,12 @@ pub struct Invocation {
 }
 
 impl Invocation {
-    /// Opens the mother store, telling the user on stderr if we wait for a lock.
+    /// Opens the mother store, telling the user on stderr if we wait for a lock or replace
+    /// the leftover of an interrupted creation.
     pub fn open_store(&self) -> anyhow::Result<Store> {
         let path = self.home.store_path();
-        Store::open(&path, &OpenOptions::default(), |p| {
-            eprintln!("patina: {} is locked by another patina process; waiting…", p.display());
-        })
-        .context("opening the mother store")
+        Store::open(&path, &OpenOptions::default(), |notice| eprintln!("patina: {notice}"))
+            .context("opening the mother store")
     }
 }
 

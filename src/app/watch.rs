@@ -31,8 +31,10 @@ pub fn run(
         .map_err(anyhow::Error::msg)
         .context("loading the cue vocabulary")?;
     let store_path = ctx.home.store_path();
+    // Opened here first so that creating the store (or replacing a leftover) is told on
+    // stderr; each batch below opens it again for its duration only.
+    let store = ctx.open_store()?;
     let roots = if paths.is_empty() {
-        let store = ctx.open_store()?;
         let nodes = EventLog::new(&store).nodes()?;
         if nodes.is_empty() {
             anyhow::bail!("no nodes are registered: run `patina mother sync --registry FILE` first");
@@ -41,6 +43,7 @@ pub fn run(
     } else {
         watch::roots_for(paths)?
     };
+    drop(store);
     if roots.is_empty() {
         anyhow::bail!("nothing to watch: no registered node has a path that exists here (pass PATH...)");
     }
@@ -87,7 +90,10 @@ pub fn run(
                 eprintln!("patina: batch failed, will retry: {why}");
                 Ok(())
             }
-            Notice::Batch(report) => print_changes(&mut ctx.out, json, &report),
+            Notice::Batch(report) => {
+                report_skipped(&report);
+                print_changes(&mut ctx.out, json, &report)
+            }
         };
         if let Err(e) = result {
             // stdout closed (e.g. piped into `head`): stop cleanly.
@@ -102,7 +108,15 @@ pub fn run(
     Ok(if STOPPED.load(Ordering::SeqCst) == 2 { 130 } else { exit::OK })
 }
 
+/// Files a batch did not read (a FIFO, a file over the cap…), on stderr.
+fn report_skipped(report: &BatchReport) {
+    for skipped in &report.ingest.skipped {
+        eprintln!("patina: skipped {}: {}", skipped.path, skipped.reason);
+    }
+}
+
 fn print_batch(ctx: &mut Invocation, report: &BatchReport) -> anyhow::Result<()> {
+    report_skipped(report);
     print_changes(&mut ctx.out, ctx.json, report)?;
     if !ctx.json {
         let added: usize = report.ingest.added.values().sum();

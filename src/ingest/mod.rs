@@ -308,7 +308,9 @@ fn walk(root: &Path, files: &mut BTreeSet<PathBuf>, report: &mut IngestReport) {
         .build();
     for entry in walker {
         match entry {
-            Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
+            // Not only regular files: a FIFO or socket with an input's name is handed to
+            // the read, which refuses it, so it is listed as skipped rather than ignored.
+            Ok(entry) if entry.file_type().is_some_and(|t| !t.is_dir()) => {
                 if input_kind(entry.path()).is_some() {
                     files.insert(canonical_or_absolute(entry.path()));
                 }

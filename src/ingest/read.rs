@@ -1,11 +1,18 @@
-//! Reading an input file safely: size cap, binary detection, lossy UTF-8.
+//! Reading an input file safely: regular files only (through [`crate::safe_read`], so a
+//! FIFO, socket, device or swapped-in symlink is skipped and never blocks), size cap,
+//! binary detection, lossy UTF-8.
 
 use std::path::Path;
 
 /// Why a file was not read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Unreadable {
-    TooLarge { bytes: u64, cap: u64 },
+    TooLarge {
+        bytes: u64,
+        cap: u64,
+    },
+    /// A FIFO, socket, device, directory or symlink: says which.
+    NotRegular(&'static str),
     Binary,
     Io(String),
 }
@@ -16,24 +23,21 @@ impl std::fmt::Display for Unreadable {
             Unreadable::TooLarge { bytes, cap } => {
                 write!(f, "{bytes} bytes is over the size cap of {cap} bytes (raise it with --max-file-size)")
             }
+            Unreadable::NotRegular(what) => write!(f, "not a regular file but {what}; not read"),
             Unreadable::Binary => f.write_str("binary file (contains NUL bytes)"),
             Unreadable::Io(err) => f.write_str(err),
         }
     }
 }
 
-/// A file's bytes, checked against the cap.
+/// A regular file's bytes, checked against the cap.
 pub fn read_bytes(path: &Path, cap: u64) -> Result<Vec<u8>, Unreadable> {
-    let meta = std::fs::metadata(path).map_err(|e| Unreadable::Io(e.to_string()))?;
-    if meta.len() > cap {
-        return Err(Unreadable::TooLarge { bytes: meta.len(), cap });
-    }
-    let bytes = std::fs::read(path).map_err(|e| Unreadable::Io(e.to_string()))?;
-    // The file may have grown between stat and read.
-    if bytes.len() as u64 > cap {
-        return Err(Unreadable::TooLarge { bytes: bytes.len() as u64, cap });
-    }
-    Ok(bytes)
+    use crate::safe_read::{ReadError, read_regular};
+    read_regular(path, cap).map_err(|err| match err {
+        ReadError::NotRegular(what) => Unreadable::NotRegular(what),
+        ReadError::TooLarge { bytes, cap } => Unreadable::TooLarge { bytes, cap },
+        other => Unreadable::Io(other.to_string()),
+    })
 }
 
 /// Decodes bytes as text. Binary (a NUL in the first 8 KiB) is refused; invalid UTF-8 is

@@ -71,7 +71,7 @@ where
 {
     match tokio::task::spawn_blocking(work).await {
         Ok(Ok(result)) => Ok(result),
-        Ok(Err(err)) => Ok(failure(format!("{err:#}"))),
+        Ok(Err(err)) => Ok(failure(clip(format!("{err:#}"), MAX_ECHO))),
         Err(join) => Ok(failure(format!("internal error: {join}"))),
     }
 }
@@ -79,9 +79,7 @@ where
 impl PatinaServer {
     fn open(&self) -> anyhow::Result<Store> {
         let path = self.home.store_path();
-        Ok(Store::open(&path, &OpenOptions::default(), |p| {
-            eprintln!("patina mcp: {} is locked; waiting…", p.display());
-        })?)
+        Ok(Store::open(&path, &OpenOptions::default(), |notice| eprintln!("patina mcp: {notice}"))?)
     }
 }
 
@@ -248,13 +246,35 @@ fn symbol_suffix(symbol: &str) -> String {
     if symbol.is_empty() { String::new() } else { format!(" ({symbol})") }
 }
 
+/// The longest string argument a tool accepts (an id, a query, evidence), in bytes. Checked
+/// before any work, so a 5 MB id is refused at once instead of being fuzzy-matched against
+/// every node and echoed back whole.
 const MAX_ARG: usize = 4096;
+
+/// The longest error message a tool returns, in bytes: messages quote what the agent sent.
+const MAX_ECHO: usize = 2048;
 
 fn check_len(name: &str, value: &str) -> anyhow::Result<()> {
     if value.len() > MAX_ARG {
         anyhow::bail!("argument `{name}` is {} bytes; the limit is {MAX_ARG}", value.len());
     }
     Ok(())
+}
+
+fn check_all(name: &str, values: &Option<Vec<String>>) -> anyhow::Result<()> {
+    values.iter().flatten().try_for_each(|v| check_len(name, v))
+}
+
+/// `message` cut to at most `max` bytes (on a character boundary), saying how much was cut.
+fn clip(message: String, max: usize) -> String {
+    if message.len() <= max {
+        return message;
+    }
+    let mut end = max;
+    while !message.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} more bytes not shown)", &message[..end], message.len() - end)
 }
 
 #[tool_router(router = tool_router)]
@@ -272,6 +292,9 @@ impl PatinaServer {
         blocking(move || {
             if let Some(t) = &args.topic {
                 check_len("topic", t)?;
+            }
+            if let Some(p) = &args.project {
+                check_len("project", p)?;
             }
             let store = server.open()?;
             current(&store)?;
@@ -294,6 +317,7 @@ impl PatinaServer {
         let server = self.clone();
         blocking(move || {
             check_len("id", &args.id)?;
+            check_all("types", &args.types)?;
             let direction = match args.direction.as_deref() {
                 None => Direction::Both,
                 Some(d) => Direction::parse(d)
@@ -359,6 +383,9 @@ impl PatinaServer {
     async fn explain_edge(&self, Parameters(args): Parameters<ExplainArgs>) -> Result<CallToolResult, ErrorData> {
         let server = self.clone();
         blocking(move || {
+            check_len("from", &args.from)?;
+            check_len("type", &args.edge_type)?;
+            check_len("to", &args.to)?;
             let edge_type = EdgeType::parse(&args.edge_type)?;
             let store = server.open()?;
             let nodes = EventLog::new(&store).nodes()?;
@@ -378,6 +405,10 @@ impl PatinaServer {
         let server = self.clone();
         blocking(move || {
             check_len("query", &args.query)?;
+            if let Some(p) = &args.project {
+                check_len("project", p)?;
+            }
+            check_all("repos", &args.repos)?;
             let limit = args.limit.unwrap_or(8).clamp(1, 50);
             let max_tokens = args.max_tokens.unwrap_or(1200).clamp(100, 20_000);
             let mut guard = server
@@ -473,6 +504,9 @@ impl PatinaServer {
     ) -> impl Future<Output = Result<CallToolResult, ErrorData>> + Send + 'static {
         let server = self.clone();
         blocking(move || {
+            check_len("from", &args.from)?;
+            check_len("type", &args.edge_type)?;
+            check_len("to", &args.to)?;
             if let Some(e) = &args.evidence {
                 check_len("evidence", e)?;
             }
@@ -517,4 +551,86 @@ pub fn serve(home: PatinaHome) -> anyhow::Result<()> {
         service.waiting().await?;
         anyhow::Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server() -> (tempfile::TempDir, PatinaServer) {
+        let dir = tempfile::tempdir().unwrap();
+        let home = PatinaHome::resolve(Some(dir.path()));
+        let server = PatinaServer::new(home, dir.path().to_path_buf());
+        (dir, server)
+    }
+
+    fn shown(result: &CallToolResult) -> String {
+        serde_json::to_string(result).unwrap()
+    }
+
+    /// Issue 17, item 7: a 5 MB id took 23 s and was echoed back whole.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn huge_strings_are_refused_at_once_and_not_echoed() {
+        let (_dir, server) = server();
+        let huge = "x".repeat(5 << 20);
+        let started = std::time::Instant::now();
+        let calls = [
+            server
+                .explain_edge(Parameters(ExplainArgs {
+                    from: huge.clone(),
+                    edge_type: "USES".into(),
+                    to: "b".into(),
+                    max_events: None,
+                }))
+                .await
+                .unwrap(),
+            server
+                .explain_edge(Parameters(ExplainArgs {
+                    from: "a".into(),
+                    edge_type: huge.clone(),
+                    to: "b".into(),
+                    max_events: None,
+                }))
+                .await
+                .unwrap(),
+            server
+                .link(Parameters(LinkArgs {
+                    from: "a".into(),
+                    edge_type: "USES".into(),
+                    to: huge.clone(),
+                    evidence: None,
+                }))
+                .await
+                .unwrap(),
+            server
+                .graph_neighbors(Parameters(NeighborsArgs {
+                    id: "a".into(),
+                    direction: None,
+                    types: Some(vec![huge.clone()]),
+                    limit: None,
+                }))
+                .await
+                .unwrap(),
+        ];
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+        for result in &calls {
+            let text = shown(result);
+            assert_eq!(result.is_error, Some(true), "{text}");
+            assert!(text.len() < 1000 && text.contains("the limit is 4096"), "{}", &text[..text.len().min(300)]);
+        }
+        // Nothing was appended by the refused link.
+        assert!(
+            !server.home.store_path().exists() || {
+                let store = server.open().unwrap();
+                EventLog::new(&store).last_seq().unwrap().is_none()
+            }
+        );
+    }
+
+    #[test]
+    fn error_messages_are_clipped_on_a_character_boundary() {
+        assert_eq!(clip("short".into(), 10), "short");
+        let clipped = clip("é".repeat(100), 11);
+        assert!(clipped.starts_with(&"é".repeat(5)) && clipped.contains("190 more bytes"), "{clipped}");
+    }
 }

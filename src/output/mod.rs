@@ -2,7 +2,12 @@
 //!
 //! stdout carries results only; warnings and progress go to stderr. JSON listings are
 //! one JSON document (an array or an object) streamed as it is produced.
+//!
+//! Human output passes text that came from the user's files (session sentences, paths)
+//! through [`printable`]: a raw escape sequence in a session log must not reach the
+//! terminal. JSON needs no such care (serde escapes control characters).
 
+use std::borrow::Cow;
 use std::io::{self, BufWriter, Stdout, Write};
 
 use serde::Serialize;
@@ -36,6 +41,25 @@ impl Out {
         serde_json::to_writer_pretty(&mut self.inner, value)?;
         self.inner.write_all(b"\n")
     }
+}
+
+/// `text` with its control characters made visible: C0 controls other than `\n` and `\t`,
+/// DEL and C1 controls become `\x1b`-style escapes, so text from a session log can never
+/// move the cursor, clear the screen or retitle the terminal. Borrows when nothing changes.
+pub fn printable(text: &str) -> Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.contains(unsafe_char) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            out.push_str(&format!("\\x{:02x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// Formats milliseconds since the epoch as RFC 3339 in UTC.
@@ -88,9 +112,9 @@ pub fn event_json(event: &StoredEvent, live: bool) -> Value {
     })
 }
 
-/// The human form of a stored event: one line.
+/// The human form of a stored event: one line, safe to print (see [`printable`]).
 pub fn event_line(event: &StoredEvent, live: bool) -> String {
-    format!(
+    let line = format!(
         "{:>7}  {}  {:<15} {}{}  [{}]",
         event.seq,
         short_time(event.ts_ms),
@@ -98,6 +122,21 @@ pub fn event_line(event: &StoredEvent, live: bool) -> String {
         event.event.summary(),
         if live { "" } else { "  (no longer live)" },
         event.source,
-    )
+    );
+    printable(&line).into_owned()
 }
+
 pub mod picture;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn printable_shows_control_characters_and_keeps_the_rest() {
+        assert!(matches!(printable("plain text\twith tab\nand é ✓"), Cow::Borrowed(_)));
+        assert_eq!(printable("a\x1b]0;pwned\x07b\x1b[2Jc"), "a\\x1b]0;pwned\\x07b\\x1b[2Jc");
+        assert_eq!(printable("cr\rdel\x7fcsi\u{9b}31m"), "cr\\x0ddel\\x7fcsi\\x9b31m");
+        assert!(!printable("\u{1b}\u{85}\u{0}").chars().any(|c| c.is_control()));
+    }
+}

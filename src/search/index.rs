@@ -255,7 +255,7 @@ pub fn build(
     let total = files.len() as u64;
     for (done, (rel, abs)) in files.into_iter().enumerate() {
         progress(Phase::Scan, done as u64, total);
-        let bytes = match std::fs::read(&abs) {
+        let bytes = match crate::safe_read::read_regular(&abs, chunk::MAX_FILE_BYTES) {
             Ok(bytes) => bytes,
             Err(e) => {
                 report.skipped.push(Skipped { path: rel, reason: format!("{}: {e}", SkipReason::Unreadable.as_str()) });
