@@ -1,4 +1,10 @@
-//! Library errors: one enum per operation, folded into [`Error`].
+//! The foundation's errors (store, log, codec, registry, user input), folded into
+//! [`Error`].
+//!
+//! Architecture Invariant: this module names nothing above the foundation. Higher
+//! modules own their errors (`search::SearchError`, `search::index::IndexError`,
+//! `scry::ScryError`, `repo::RepoError`, `models::ModelsError`) and fold `Error` into
+//! them, never the other way round.
 //!
 //! Corruption is a value, never a panic: every decode of bytes that came from disk or
 //! from a user returns one of these.
@@ -19,14 +25,6 @@ pub enum Error {
     Registry(#[from] RegistryError),
     #[error(transparent)]
     Invalid(#[from] InvalidInput),
-    #[error(transparent)]
-    Index(#[from] crate::search::index::IndexError),
-    #[error(transparent)]
-    Search(#[from] crate::search::SearchError),
-    #[error(transparent)]
-    Scry(#[from] crate::scry::ScryError),
-    #[error(transparent)]
-    Models(#[from] crate::models::ModelsError),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

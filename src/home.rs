@@ -23,7 +23,7 @@ impl PatinaHome {
         let root = explicit
             .map(Path::to_path_buf)
             .or_else(|| std::env::var_os("PATINA_HOME").filter(|v| !v.is_empty()).map(PathBuf::from))
-            .unwrap_or_else(|| crate::registry::expand_home("~/.patina"));
+            .unwrap_or_else(|| expand_home("~/.patina"));
         PatinaHome { root }
     }
 
@@ -72,6 +72,17 @@ impl PatinaHome {
 
     pub fn scry_path(&self) -> PathBuf {
         self.root.join("scry.redb")
+    }
+}
+
+/// Expands a leading `~` to `$HOME`.
+pub fn expand_home(path: &str) -> PathBuf {
+    match path.strip_prefix('~') {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => match std::env::var_os("HOME") {
+            Some(home) => PathBuf::from(home).join(rest.trim_start_matches('/')),
+            None => PathBuf::from(path),
+        },
+        _ => PathBuf::from(path),
     }
 }
 

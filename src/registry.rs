@@ -162,17 +162,6 @@ fn resolve_node_path(base_dir: &Path, path: &str) -> String {
     std::path::absolute(&joined).unwrap_or(joined).to_string_lossy().into_owned()
 }
 
-/// Expands a leading `~` to `$HOME`.
-pub fn expand_home(path: &str) -> PathBuf {
-    match path.strip_prefix('~') {
-        Some(rest) if rest.is_empty() || rest.starts_with('/') => match std::env::var_os("HOME") {
-            Some(home) => PathBuf::from(home).join(rest.trim_start_matches('/')),
-            None => PathBuf::from(path),
-        },
-        _ => PathBuf::from(path),
-    }
-}
-
 fn last_line(text: &str) -> u32 {
     text.lines().count() as u32
 }

@@ -9,12 +9,29 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, InvalidInput};
 use crate::event::log::EventLog;
+use crate::event::nodes::resolve_node;
 use crate::event::{Event, NodeKind, NodeRegistered, NodeRemoved, Source};
 use crate::home::PatinaHome;
-use crate::mother::resolve_node;
-use crate::registry::{expand_home, validate_id};
+use crate::home::expand_home;
+use crate::registry::validate_id;
 use crate::search::embed::Embedder;
 use crate::search::index::{self, BuildReport, IndexMeta, Progress};
+
+/// A repo operation failed: in the log (the foundation) or in its index.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RepoError {
+    #[error(transparent)]
+    Foundation(#[from] Error),
+    #[error(transparent)]
+    Index(#[from] index::IndexError),
+}
+
+impl From<InvalidInput> for RepoError {
+    fn from(err: InvalidInput) -> Self {
+        RepoError::Foundation(err.into())
+    }
+}
 
 /// `patina repo add`: what to register.
 #[derive(Debug, Clone, Default)]
@@ -100,7 +117,7 @@ pub fn index(
     node: &NodeRegistered,
     embedder: Option<&mut dyn Embedder>,
     progress: Progress<'_>,
-) -> Result<BuildReport, Error> {
+) -> Result<BuildReport, RepoError> {
     let root = node_root(node)?;
     Ok(index::build(&home.repo_dir(&node.id), &node.id, &root, embedder, progress)?)
 }

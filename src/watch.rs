@@ -25,9 +25,9 @@ use notify::RecursiveMode;
 use crate::error::{Error, InvalidInput};
 use crate::event::NodeRegistered;
 use crate::graph::{GraphDiff, Params, store as graph_store};
+use crate::home::expand_home;
 use crate::ingest::cues::Cues;
 use crate::ingest::{self, IngestOptions, IngestReport};
-use crate::registry::expand_home;
 use crate::store::{OpenOptions, Store};
 
 /// Session-log folders looked for under a node's path.

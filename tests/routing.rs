@@ -342,3 +342,20 @@ fn the_query_path_routes_on_the_stored_graph_and_never_derives() {
     assert_eq!(patina::graph::store::stamp(&store).unwrap(), stamp, "the query derived nothing");
     assert_eq!(EventLog::new(&store).last_seq().unwrap(), last, "and appended nothing");
 }
+
+#[test]
+fn a_damaged_index_is_left_out_of_a_search_over_several_repos_with_a_warning() {
+    let home = example_world();
+    let repo_dir = home.path().join("repos").join("ecsdemo");
+    let generation = std::fs::read_to_string(repo_dir.join("current")).unwrap();
+    std::fs::write(repo_dir.join(generation.trim()).join("chunks.redb"), b"damaged").unwrap();
+    let out = home.cmd(&["scry", "parser combinator", "--all-repos", "--lexical-only", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", util::stderr(&out));
+    let err = util::stderr(&out);
+    assert!(err.contains("ecsdemo left out") && err.contains("repo update ecsdemo"), "{err}");
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["hits"][0]["repo"], "quickparse", "{result}");
+    // Alone, its damage is the answer.
+    let err = home.fails(&["scry", "parser combinator", "--repo", "ecsdemo", "--lexical-only"]);
+    assert!(err.contains("unreadable") && err.contains("repo update ecsdemo"), "{err}");
+}

@@ -9,9 +9,9 @@ use super::{Invocation, exit};
 use crate::cli::PictureFormat;
 use crate::event::EdgeType;
 use crate::event::log::EventLog;
+use crate::event::nodes::resolve_node;
 use crate::graph::query::{self, Direction};
 use crate::graph::{self, Graph, Params, store as graph_store};
-use crate::mother::resolve_node;
 use crate::store::Store;
 
 /// Re-derives the graph after a write and tells what changed (on stderr).

@@ -4,10 +4,10 @@ use std::fmt::Write;
 use std::path::Path;
 
 use crate::event::log::EventLog;
+use crate::event::nodes::resolve_node;
 use crate::event::{EdgeType, NodeKind, NodeRegistered};
 use crate::graph::{Edge, store as graph_store};
-use crate::mother::resolve_node;
-use crate::registry::expand_home;
+use crate::home::expand_home;
 use crate::store::Store;
 
 /// The registered node whose path contains `cwd` (the deepest one; projects first).

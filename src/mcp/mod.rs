@@ -21,11 +21,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::event::log::EventLog;
+use crate::event::nodes::resolve_node;
 use crate::event::{EdgeType, Source};
 use crate::graph::query::{self, Direction};
 use crate::graph::{Params, store as graph_store};
 use crate::home::PatinaHome;
-use crate::mother::{self, LinkRequest, resolve_node};
+use crate::mother::{self, LinkRequest};
 use crate::scry;
 use crate::search::Searcher;
 use crate::store::{OpenOptions, Store};

@@ -276,10 +276,23 @@ impl Searcher {
             return Err(SearchError::EmptyQuery);
         }
         let candidates = (request.limit * 4).max(MIN_CANDIDATES);
-        for (repo, _) in &request.repos {
-            self.generation(repo)?;
+        // A repo whose index cannot be opened is left out with a warning, unless it is the
+        // only one (then its error is the answer).
+        let mut repos: Vec<(String, f64)> = Vec::with_capacity(request.repos.len());
+        let mut first_error = None;
+        for (repo, prior) in &request.repos {
+            match self.generation(repo) {
+                Ok(_) => repos.push((repo.clone(), *prior)),
+                Err(e) => {
+                    warnings.push(format!("{repo} left out: {e}"));
+                    first_error.get_or_insert(e);
+                }
+            }
         }
-        let generations: Vec<&Generation> = request.repos.iter().map(|(r, _)| &self.open[r]).collect();
+        if repos.is_empty() {
+            return Err(first_error.map_or(SearchError::NoRepos, SearchError::Index));
+        }
+        let generations: Vec<&Generation> = repos.iter().map(|(r, _)| &self.open[r]).collect();
 
         // DFS: statistics of the query's terms over every searched repo, then score.
         let mut chunk_stats = text::CorpusStats::default();
@@ -304,7 +317,7 @@ impl Searcher {
             if let Some(vector) = &query_vector {
                 match g.semantic(vector, candidates)? {
                     Some(hits) => semantic_chunks.extend(hits.into_iter().map(|(id, s)| (repo_idx, id, s))),
-                    None => no_vectors.push(request.repos[repo_idx].0.clone()),
+                    None => no_vectors.push(repos[repo_idx].0.clone()),
                 }
             }
         }
@@ -330,7 +343,7 @@ impl Searcher {
         semantic.sort_by(by_score);
         let mut fused = fuse::fuse(&lexical, &semantic, file_stats.ideal_body_score(&terms));
         for f in &mut fused {
-            f.score *= request.repos[f.key.0].1 as f32;
+            f.score *= repos[f.key.0].1 as f32;
         }
         fused.sort_by(|a, b| {
             b.score
@@ -364,7 +377,7 @@ impl Searcher {
             let Some(&(best_id, _, _)) = chunks.first() else {
                 // A file matched by its name or path only: its first chunk.
                 let Some(stored) = g.chunk(file)? else { continue };
-                hits.push(hit(&request.repos[repo_idx].0, file, stored, &f, Vec::new()));
+                hits.push(hit(&repos[repo_idx].0, file, stored, &f, Vec::new()));
                 continue;
             };
             let Some(stored) = g.chunk(best_id)? else { continue };
@@ -390,7 +403,7 @@ impl Searcher {
                 }
             }
             also.sort_by_key(|c| c.start_line);
-            hits.push(hit(&request.repos[repo_idx].0, best_id, stored, &f, also));
+            hits.push(hit(&repos[repo_idx].0, best_id, stored, &f, also));
         }
         let channels = match (query_vector.is_some(), !terms.is_empty()) {
             (true, true) => Channels::Fused,
