@@ -36,6 +36,94 @@ pub enum Command {
     Scry(ScryArgs),
     /// The embedding model and ONNX Runtime used by semantic search
     Models(ModelsArgs),
+    /// Beliefs: a project's design decisions, conventions and lessons (from belief files)
+    Belief(BeliefArgs),
+    /// The neighbourhood of a belief or observation through its typed relations
+    Context(ContextArgs),
+    /// Record an observation (a decision, lesson or pattern) of a project; --delete ID removes one
+    Observe(ObserveArgs),
+    /// Relate two beliefs or observations: FROM TYPE-of-relation TO (both must exist)
+    Relate(RelateArgs),
+    /// Remove relations from FROM to TO (of one type, or all)
+    Unrelate(UnrelateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ObserveArgs {
+    /// What was observed
+    #[arg(required_unless_present = "delete")]
+    pub text: Option<String>,
+    /// decision, lesson, pattern, …
+    #[arg(long, default_value = "lesson")]
+    pub kind: String,
+    /// Facets, comma-separated (e.g. errors,storage)
+    #[arg(long, value_delimiter = ',', value_name = "A,B")]
+    pub facets: Vec<String>,
+    /// The project it is about [default: the registered repo containing the current directory]
+    #[arg(long)]
+    pub project: Option<String>,
+    /// Delete observation ID and every relation that names it
+    #[arg(long, value_name = "ID", conflicts_with_all = ["text", "kind", "facets", "project"])]
+    pub delete: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RelateArgs {
+    pub from: String,
+    pub to: String,
+    /// supports, attacks, attacked_by, relates_to, follows, supersedes, …
+    #[arg(long = "type", default_value = "relates_to")]
+    pub rel_type: String,
+    /// Why they are related
+    #[arg(long)]
+    pub note: Option<String>,
+    /// Also TO → FROM, in the same transaction
+    #[arg(long)]
+    pub bidirectional: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct UnrelateArgs {
+    pub from: String,
+    pub to: String,
+    /// Only relations of this type [default: every type]
+    #[arg(long = "type")]
+    pub rel_type: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct BeliefArgs {
+    #[command(subcommand)]
+    pub command: BeliefCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BeliefCommand {
+    /// Live beliefs, by id: status, confidence, facets, summary
+    List {
+        /// Only this project's beliefs (id or alias)
+        #[arg(long)]
+        project: Option<String>,
+    },
+    /// One belief in full: statement, evidence, relations in and out, where it was read
+    Show { id: String },
+}
+
+#[derive(Debug, Args)]
+pub struct ContextArgs {
+    #[command(subcommand)]
+    pub command: ContextCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ContextCommand {
+    /// Breadth first from ID through relations in both directions; each item once, at its shallowest depth
+    Build {
+        id: String,
+        /// How many relations away (1 to 5)
+        #[arg(long, default_value_t = 2)]
+        depth: usize,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -146,7 +234,7 @@ pub enum BenchCommand {
         /// Queryset JSON (format of cross-project-queryset.json: id, query, source_project, expected_repos, expected_docs)
         #[arg(short = 'q', long = "queryset", value_name = "FILE")]
         queryset: PathBuf,
-        /// Routings to compare (repeatable): graph, all, oracle [default: all three]
+        /// Routings to compare (repeatable): graph, all, oracle, bm25-all [default: all four]
         #[arg(long, value_name = "ROUTING")]
         routing: Vec<String>,
         /// Cut-offs for recall (comma-separated)

@@ -13,6 +13,7 @@ pub mod event;
 pub mod graph;
 pub mod home;
 pub mod ingest;
+pub mod knowledge;
 pub mod mcp;
 pub mod models;
 pub mod mother;

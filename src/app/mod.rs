@@ -6,6 +6,7 @@
 mod bench;
 mod graph;
 mod ingest;
+mod knowledge;
 mod models;
 mod mother;
 mod repo;
@@ -60,6 +61,11 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Repo(args) => repo::run(&mut ctx, args.command)?,
         Command::Scry(args) => scry::run(&mut ctx, args)?,
         Command::Models(args) => models::run(&mut ctx, args.command)?,
+        Command::Belief(args) => knowledge::belief(&mut ctx, args.command)?,
+        Command::Context(args) => knowledge::context(&mut ctx, args.command)?,
+        Command::Observe(args) => knowledge::observe(&mut ctx, args)?,
+        Command::Relate(args) => knowledge::relate(&mut ctx, args)?,
+        Command::Unrelate(args) => knowledge::unrelate(&mut ctx, args)?,
     };
     std::io::Write::flush(&mut ctx.out)?;
     Ok(ExitCode::from(code))

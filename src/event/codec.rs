@@ -57,6 +57,9 @@ pub fn encode_payload(event: &Event) -> Vec<u8> {
         Event::LinkRemoved(e) => to_bytes(e, &mut out),
         Event::RouteFeedback(e) => to_bytes(e, &mut out),
         Event::Retracted(e) => to_bytes(e, &mut out),
+        Event::Belief(e) => to_bytes(e, &mut out),
+        Event::Observation(e) => to_bytes(e, &mut out),
+        Event::Relation(e) => to_bytes(e, &mut out),
     }
     out
 }
@@ -116,6 +119,9 @@ fn decode_payload_v1(kind: EventKind, bytes: &[u8]) -> Result<(Event, usize), De
         EventKind::LinkRemoved => wrap(bytes, Event::LinkRemoved),
         EventKind::RouteFeedback => wrap(bytes, Event::RouteFeedback),
         EventKind::Retracted => wrap(bytes, Event::Retracted),
+        EventKind::Belief => wrap(bytes, Event::Belief),
+        EventKind::Observation => wrap(bytes, Event::Observation),
+        EventKind::Relation => wrap(bytes, Event::Relation),
     }
 }
 
@@ -234,6 +240,47 @@ mod tests {
                 })
             ),
             (any::<u64>(), text()).prop_map(|(target_seq, reason)| Event::Retracted(Retracted { target_seq, reason })),
+            (
+                (text(), text(), text(), prop::option::of(text()), prop::collection::vec(text(), 0..3)),
+                (prop::option::of(0.0f32..1.0), prop::option::of(text()), text(), text(), text()),
+                (
+                    prop::collection::vec((text(), text(), prop::option::of(0.0f32..1.0)), 0..3),
+                    prop::option::of(text())
+                ),
+            )
+                .prop_map(
+                    |(
+                        (project, id, kind, persona, facets),
+                        (confidence, entrenchment, status, summary, statement),
+                        (evidence, extracted),
+                    )| {
+                        Event::Belief(Belief {
+                            project,
+                            id,
+                            kind,
+                            persona,
+                            facets,
+                            confidence,
+                            entrenchment,
+                            status,
+                            summary,
+                            statement,
+                            evidence: evidence
+                                .into_iter()
+                                .map(|(target, note, weight)| EvidenceLink { target, note, weight })
+                                .collect(),
+                            implications: vec![],
+                            revised: extracted.clone(),
+                            extracted,
+                        })
+                    }
+                ),
+            (text(), text(), text(), text(), prop::collection::vec(text(), 0..3)).prop_map(
+                |(project, id, text, kind, facets)| Event::Observation(Observation { project, id, text, kind, facets })
+            ),
+            (text(), text(), text(), text(), prop::option::of(text())).prop_map(
+                |(project, from, to, rel_type, note)| Event::Relation(Relation { project, from, to, rel_type, note })
+            ),
         ]
     }
 

@@ -8,8 +8,9 @@
 //! - **state events** ([`NodeRegistered`], [`NodeRemoved`], [`LinkAdded`], [`LinkRemoved`])
 //!   describe the current value of an *identity* (a node id, a link triple). A newer
 //!   event for the same identity supersedes the older one.
-//! - **fact events** ([`Mention`], [`Import`], [`BenchRun`], [`RouteFeedback`]) are
-//!   observations. They stay live until a [`Retracted`] event names them.
+//! - **fact events** ([`Mention`], [`Import`], [`BenchRun`], [`RouteFeedback`], and the
+//!   knowledge facts [`Belief`], [`Observation`], [`Relation`]) are observations. They
+//!   stay live until a [`Retracted`] event names them.
 //!
 //! Architecture Invariant: events are never modified or deleted; a correction is a new
 //! event. The content hash of an event ([`Event::content_hash`]) covers its kind, its
@@ -19,6 +20,7 @@
 
 pub mod codec;
 pub mod log;
+pub mod nodes;
 
 use std::fmt;
 
@@ -274,6 +276,64 @@ pub struct Retracted {
     pub reason: String,
 }
 
+/// A belief (a design decision, convention or lesson) or a core pattern of `project`, as
+/// a belief file states it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Belief {
+    pub project: String,
+    pub id: String,
+    /// `belief`, or `pattern` for a core pattern file.
+    pub kind: String,
+    pub persona: Option<String>,
+    pub facets: Vec<String>,
+    /// 0..1.
+    pub confidence: Option<f32>,
+    pub entrenchment: Option<String>,
+    /// `active`, `scoped`, `defeated`, …
+    pub status: String,
+    /// The one-line summary under the title.
+    pub summary: String,
+    pub statement: String,
+    /// Links to sessions, specs and papers that support it.
+    pub evidence: Vec<EvidenceLink>,
+    pub implications: Vec<String>,
+    /// `YYYY-MM-DD`.
+    pub extracted: Option<String>,
+    pub revised: Option<String>,
+}
+
+/// One evidence link of a belief: `[[target]] - note (weight: w)`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvidenceLink {
+    pub target: String,
+    pub note: String,
+    pub weight: Option<f32>,
+}
+
+/// A decision, lesson or pattern noted in passing (`patina observe`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Observation {
+    pub project: String,
+    pub id: String,
+    pub text: String,
+    /// `decision`, `lesson`, `pattern`, …
+    pub kind: String,
+    pub facets: Vec<String>,
+}
+
+/// A typed relation between two beliefs or observations (`supports`, `attacks`,
+/// `attacked_by`, `relates_to`, …: the set is data). `to` may name a position that has no
+/// belief of its own (a counter-position under Attacks); it stays an unresolved reference.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Relation {
+    pub project: String,
+    pub from: String,
+    pub to: String,
+    pub rel_type: String,
+    /// What the link says about itself: `status: defeated, reason: loses history`.
+    pub note: Option<String>,
+}
+
 /// A typed event. Adding a kind means adding a variant here, a tag in [`EventKind`] and a
 /// decoder in [`codec`]; changing a payload means a new payload version in [`codec`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -287,6 +347,9 @@ pub enum Event {
     LinkRemoved(LinkRemoved),
     RouteFeedback(RouteFeedback),
     Retracted(Retracted),
+    Belief(Belief),
+    Observation(Observation),
+    Relation(Relation),
 }
 
 /// The kind of an event; its `tag` is what the codec writes.
@@ -301,10 +364,13 @@ pub enum EventKind {
     LinkRemoved,
     RouteFeedback,
     Retracted,
+    Belief,
+    Observation,
+    Relation,
 }
 
 impl EventKind {
-    pub const ALL: [EventKind; 9] = [
+    pub const ALL: [EventKind; 12] = [
         EventKind::NodeRegistered,
         EventKind::NodeRemoved,
         EventKind::Mention,
@@ -314,6 +380,9 @@ impl EventKind {
         EventKind::LinkRemoved,
         EventKind::RouteFeedback,
         EventKind::Retracted,
+        EventKind::Belief,
+        EventKind::Observation,
+        EventKind::Relation,
     ];
 
     /// The on-disk tag. Invariant: tags are never reused or renumbered.
@@ -328,6 +397,9 @@ impl EventKind {
             EventKind::LinkRemoved => 7,
             EventKind::RouteFeedback => 8,
             EventKind::Retracted => 9,
+            EventKind::Belief => 10,
+            EventKind::Observation => 11,
+            EventKind::Relation => 12,
         }
     }
 
@@ -347,6 +419,9 @@ impl EventKind {
             EventKind::LinkRemoved => "link-removed",
             EventKind::RouteFeedback => "route-feedback",
             EventKind::Retracted => "retracted",
+            EventKind::Belief => "belief",
+            EventKind::Observation => "observation",
+            EventKind::Relation => "relation",
         }
     }
 
@@ -364,7 +439,16 @@ impl EventKind {
 
     /// Fact kinds stay live until retracted; state kinds are superseded by identity.
     pub fn is_fact(self) -> bool {
-        matches!(self, EventKind::Mention | EventKind::Import | EventKind::BenchRun | EventKind::RouteFeedback)
+        matches!(
+            self,
+            EventKind::Mention
+                | EventKind::Import
+                | EventKind::BenchRun
+                | EventKind::RouteFeedback
+                | EventKind::Belief
+                | EventKind::Observation
+                | EventKind::Relation
+        )
     }
 }
 
@@ -396,6 +480,9 @@ impl Event {
             Event::LinkRemoved(_) => EventKind::LinkRemoved,
             Event::RouteFeedback(_) => EventKind::RouteFeedback,
             Event::Retracted(_) => EventKind::Retracted,
+            Event::Belief(_) => EventKind::Belief,
+            Event::Observation(_) => EventKind::Observation,
+            Event::Relation(_) => EventKind::Relation,
         }
     }
 
@@ -415,6 +502,9 @@ impl Event {
                 nodes
             }
             Event::Retracted(_) => Vec::new(),
+            Event::Belief(e) => vec![&e.project],
+            Event::Observation(e) => vec![&e.project],
+            Event::Relation(e) => vec![&e.project],
         }
     }
 
@@ -430,7 +520,10 @@ impl Event {
             | Event::Import(_)
             | Event::BenchRun(_)
             | Event::RouteFeedback(_)
-            | Event::Retracted(_) => None,
+            | Event::Retracted(_)
+            | Event::Belief(_)
+            | Event::Observation(_)
+            | Event::Relation(_) => None,
         }
     }
 
@@ -496,6 +589,12 @@ impl Event {
                 if e.useful { "useful" } else { "not useful" }
             ),
             Event::Retracted(e) => format!("#{} ({})", e.target_seq, e.reason),
+            Event::Belief(e) => format!("{} {} {} [{}]: {}", e.project, e.kind, e.id, e.status, e.summary),
+            Event::Observation(e) => format!("{} {} {}: {}", e.project, e.kind, e.id, e.text),
+            Event::Relation(e) => match &e.note {
+                Some(note) => format!("{} {} {} ({note})", e.from, e.rel_type, e.to),
+                None => format!("{} {} {}", e.from, e.rel_type, e.to),
+            },
         }
     }
 }

@@ -234,7 +234,13 @@ pub fn from_events(events: &[StoredEvent], params: &Params, through_seq: u64) ->
                 }
                 entry.seqs.push(e.seq);
             }
-            Event::NodeRegistered(_) | Event::NodeRemoved(_) | Event::Retracted(_) => {}
+            // Knowledge events say what a project believes, not which repos matter.
+            Event::NodeRegistered(_)
+            | Event::NodeRemoved(_)
+            | Event::Retracted(_)
+            | Event::Belief(_)
+            | Event::Observation(_)
+            | Event::Relation(_) => {}
         }
     }
 

@@ -1,4 +1,5 @@
-//! `mother ingest`: turn session logs, manifests and bench logs into events.
+//! `mother ingest`: turn session logs, manifests, bench logs, belief files and core pattern
+//! files into events.
 //!
 //! For each input file the ingest computes the complete set of fact events the file
 //! supports today, then appends the ones not yet live and retracts the live ones from that
@@ -11,6 +12,7 @@
 //! events. The cache (`ingest_files`: path → fingerprint of content, nodes, cue vocabulary
 //! and extractor version) is only a shortcut: deleting it changes no result.
 
+pub mod belief;
 pub mod bench_log;
 pub mod cues;
 pub mod manifest;
@@ -25,9 +27,9 @@ use redb::{ReadableDatabase, TableDefinition};
 
 use crate::error::{Error, InvalidInput};
 use crate::event::log::{EventLog, NewEvent};
+use crate::event::nodes::resolve_node;
 use crate::event::{BenchRun, ContentHash, Event, EventKind, Import, Mention, NodeRegistered, Retracted, Source};
-use crate::mother::resolve_node;
-use crate::registry::expand_home;
+use crate::home::expand_home;
 use crate::store::Store;
 use cues::Cues;
 use mention::NodeMatcher;
@@ -470,10 +472,13 @@ fn ingest_file(
     };
     report.files_read += 1;
     report.bytes_read += n_bytes;
-    let events = match kind {
-        InputKind::Session => session_events(world, project, file, &path, &text),
-        InputKind::Manifest(kind) => manifest_events(world, project, kind, &path, &text, report),
-        InputKind::Bench => bench_events(world, project, &path, &text, report),
+    // A markdown file is a session log unless it is a belief or core pattern file.
+    let knowledge = if kind == InputKind::Session { belief::file_kind(file, &text) } else { None };
+    let events = match (kind, knowledge) {
+        (_, Some(knowledge)) => belief_events(project, file, &path, knowledge, &text, report),
+        (InputKind::Session, None) => session_events(world, project, file, &path, &text),
+        (InputKind::Manifest(kind), None) => manifest_events(world, project, kind, &path, &text, report),
+        (InputKind::Bench, None) => bench_events(world, project, &path, &text, report),
     };
     let keep: HashSet<ContentHash> = events.iter().map(|e| e.event.content_hash(&e.source)).collect();
     let mut all = events;
@@ -483,6 +488,27 @@ fn ingest_file(
 
 fn log_store<'a>(log: &'a EventLog<'_>) -> &'a Store {
     log.store()
+}
+
+/// A belief or core pattern file: its belief and its relations, each sourced to its lines.
+fn belief_events(
+    project: &str,
+    file: &Path,
+    path: &str,
+    kind: belief::FileKind,
+    text: &str,
+    report: &mut IngestReport,
+) -> Vec<NewEvent> {
+    let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("belief");
+    let doc = belief::parse(project, path, stem, kind, text);
+    report.warnings.extend(doc.warnings);
+    let mut events = vec![NewEvent::new(Source::file(path, 1, doc.lines), Event::Belief(doc.belief))];
+    events.extend(
+        doc.relations
+            .into_iter()
+            .map(|(relation, line)| NewEvent::new(Source::file(path, line, line), Event::Relation(relation))),
+    );
+    events
 }
 
 fn session_events(world: &World, project: &str, file: &Path, path: &str, text: &str) -> Vec<NewEvent> {

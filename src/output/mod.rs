@@ -95,6 +95,9 @@ pub fn payload_json(event: &Event) -> Value {
         Event::LinkRemoved(e) => serde_json::to_value(e),
         Event::RouteFeedback(e) => serde_json::to_value(e),
         Event::Retracted(e) => serde_json::to_value(e),
+        Event::Belief(e) => serde_json::to_value(e),
+        Event::Observation(e) => serde_json::to_value(e),
+        Event::Relation(e) => serde_json::to_value(e),
     };
     value.unwrap_or(Value::Null)
 }

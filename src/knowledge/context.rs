@@ -1,0 +1,187 @@
+//! `context build`: the neighbourhood of a belief or observation, breadth first.
+//!
+//! Invariant: each item appears once, at its shallowest depth (so cycles are safe and the
+//! walk ends); the depth is clamped to 1..=[`MAX_DEPTH`]; relations are followed in both
+//! directions, each entry saying which relation reached it, in which direction, and its
+//! note. The order is deterministic: by depth, then by the order relations were recorded.
+
+use std::collections::{BTreeSet, VecDeque};
+
+use serde::Serialize;
+
+use super::Knowledge;
+
+/// The default depth.
+pub const DEFAULT_DEPTH: usize = 2;
+/// The deepest walk.
+pub const MAX_DEPTH: usize = 5;
+
+/// One item of a context.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ContextEntry {
+    pub id: String,
+    pub depth: usize,
+    /// The item this one was reached from (`None` for the root).
+    pub via: Option<String>,
+    /// The relation type that reached it.
+    pub relation: Option<String>,
+    /// `out` (via → id) or `in` (id → via).
+    pub direction: Option<&'static str>,
+    pub note: Option<String>,
+    /// `belief`, `pattern`, an observation's kind, or `unresolved` (a position with no
+    /// item of its own).
+    pub kind: String,
+    pub status: Option<String>,
+    pub summary: String,
+}
+
+/// The context of `root`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Context {
+    pub root: String,
+    pub depth: usize,
+    pub entries: Vec<ContextEntry>,
+}
+
+/// Why a context could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ContextError {
+    #[error("no belief or observation '{id}' (see `patina belief list`)")]
+    Unknown { id: String },
+}
+
+/// Walks breadth first from `root` up to `depth` relations away.
+pub fn build(knowledge: &Knowledge, root: &str, depth: usize) -> Result<Context, ContextError> {
+    let depth = depth.clamp(1, MAX_DEPTH);
+    let Some(entry) = knowledge.get(root) else { return Err(ContextError::Unknown { id: root.to_string() }) };
+    let mut entries = vec![ContextEntry {
+        id: root.to_string(),
+        depth: 0,
+        via: None,
+        relation: None,
+        direction: None,
+        note: None,
+        kind: entry.item.kind().to_string(),
+        status: status_of(knowledge, root),
+        summary: entry.item.summary().to_string(),
+    }];
+    let mut seen: BTreeSet<String> = BTreeSet::from([root.to_string()]);
+    let mut queue: VecDeque<(String, usize)> = VecDeque::from([(root.to_string(), 0)]);
+    while let Some((id, d)) = queue.pop_front() {
+        if d >= depth || knowledge.get(&id).is_none() {
+            continue; // unresolved positions are leaves
+        }
+        let out = knowledge.outgoing(&id).map(|l| (l, l.relation.to.as_str(), "out"));
+        let inc = knowledge.incoming(&id).map(|l| (l, l.relation.from.as_str(), "in"));
+        let mut next: Vec<_> = out.chain(inc).collect();
+        next.sort_by_key(|(l, _, _)| l.seq);
+        for (link, other, direction) in next {
+            if !seen.insert(other.to_string()) {
+                continue;
+            }
+            let (kind, summary) = match knowledge.get(other) {
+                Some(e) => (e.item.kind().to_string(), e.item.summary().to_string()),
+                None => ("unresolved".to_string(), String::new()),
+            };
+            entries.push(ContextEntry {
+                id: other.to_string(),
+                depth: d + 1,
+                via: Some(id.clone()),
+                relation: Some(link.relation.rel_type.clone()),
+                direction: Some(direction),
+                note: link.relation.note.clone(),
+                kind,
+                status: status_of(knowledge, other),
+                summary,
+            });
+            queue.push_back((other.to_string(), d + 1));
+        }
+    }
+    Ok(Context { root: root.to_string(), depth, entries })
+}
+
+fn status_of(knowledge: &Knowledge, id: &str) -> Option<String> {
+    match &knowledge.get(id)?.item {
+        super::Item::Belief(b) => Some(b.status.clone()),
+        super::Item::Observation(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{Belief, Relation, Source};
+    use crate::knowledge::{Entry, Item, Link};
+
+    fn belief(id: &str) -> Entry {
+        Entry {
+            item: Item::Belief(Belief {
+                project: "p".into(),
+                id: id.into(),
+                kind: "belief".into(),
+                persona: None,
+                facets: vec![],
+                confidence: None,
+                entrenchment: None,
+                status: "active".into(),
+                summary: format!("{id} summary"),
+                statement: String::new(),
+                evidence: vec![],
+                implications: vec![],
+                extracted: None,
+                revised: None,
+            }),
+            seq: 0,
+            source: Source::Cli,
+        }
+    }
+
+    fn link(seq: u64, from: &str, rel: &str, to: &str) -> Link {
+        Link {
+            relation: Relation {
+                project: "p".into(),
+                from: from.into(),
+                to: to.into(),
+                rel_type: rel.into(),
+                note: None,
+            },
+            seq,
+            source: Source::Cli,
+        }
+    }
+
+    #[test]
+    fn breadth_first_both_ways_each_once_cycles_safe() {
+        let mut k = Knowledge::default();
+        for id in ["a", "b", "c", "d", "e"] {
+            k.items.insert(id.into(), belief(id));
+        }
+        k.links = vec![
+            link(1, "b", "supports", "a"),
+            link(2, "a", "attacks", "ghost"),
+            link(3, "b", "supports", "c"),
+            link(4, "c", "supports", "a"),
+            link(5, "d", "relates_to", "c"),
+            link(6, "e", "relates_to", "d"),
+        ];
+        let ctx = build(&k, "a", 2).unwrap();
+        let got: Vec<(&str, usize, Option<&str>)> =
+            ctx.entries.iter().map(|e| (e.id.as_str(), e.depth, e.direction)).collect();
+        assert_eq!(
+            got,
+            [
+                ("a", 0, None),
+                ("b", 1, Some("in")),
+                ("ghost", 1, Some("out")),
+                ("c", 1, Some("in")),
+                ("d", 2, Some("in"))
+            ]
+        );
+        assert_eq!(ctx.entries[2].kind, "unresolved");
+        // Depth is clamped; e is three away.
+        assert_eq!(build(&k, "a", 99).unwrap().depth, MAX_DEPTH);
+        assert!(build(&k, "a", 99).unwrap().entries.iter().any(|e| e.id == "e" && e.depth == 3));
+        assert_eq!(build(&k, "a", 0).unwrap().depth, 1);
+        assert_eq!(build(&k, "nope", 2), Err(ContextError::Unknown { id: "nope".into() }));
+    }
+}
