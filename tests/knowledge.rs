@@ -218,3 +218,44 @@ fn knowledge_replays_from_the_log() {
     assert_eq!(replayed.links, original.links);
     assert!(original.items.len() > 66);
 }
+
+#[test]
+fn beliefs_are_a_search_channel_of_every_scry() {
+    let home = believing_home();
+    // The project's code: a small tree registered as patina.
+    let tree = home.path().join("patina-src");
+    std::fs::create_dir_all(tree.join("src")).unwrap();
+    std::fs::write(
+        tree.join("src/log.rs"),
+        "/// The append-only event log: every input is an event.\npub fn append(event: Event) -> u64 {\n    0\n}\n",
+    )
+    .unwrap();
+    home.ok(&["repo", "add", tree.to_str().unwrap(), "--id", "patina", "--lexical-only"]);
+    let result =
+        home.json(&["scry", "should tables be rebuilt from the event log", "--project", "patina", "--lexical-only"]);
+    let hits = result["hits"].as_array().unwrap();
+    let at = hits.iter().position(|h| h["kind"] == "belief" && h["symbol"] == "eventlog-is-truth");
+    assert!(at.is_some_and(|i| i < 3), "eventlog-is-truth among the first results: {result:#}");
+    let i = at.unwrap();
+    assert!(result["provenance"][i].as_str().unwrap().starts_with("[belief] "), "{result:#}");
+    assert!(hits.iter().any(|h| h["kind"] == "code"), "code still answers: {result:#}");
+    // --detail of a belief shows it from the log.
+    let qid = result["query_id"].as_str().unwrap();
+    let detail = home.ok(&["scry", "--detail", qid, &(i + 1).to_string()]);
+    assert!(detail.contains("statement:") && detail.contains("canonical source of truth"), "{detail}");
+    // A query about nothing the beliefs say brings none.
+    let out = home
+        .cmd(&[
+            "scry",
+            "append an event, greedy descent through the HNSW layers",
+            "--project",
+            "patina",
+            "--lexical-only",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let unrelated: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kinds: Vec<&str> = unrelated["hits"].as_array().unwrap().iter().map(|h| h["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["code"], "{unrelated:#}");
+}

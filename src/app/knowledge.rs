@@ -54,7 +54,20 @@ pub fn belief(ctx: &mut Invocation, command: BeliefCommand) -> anyhow::Result<u8
             }
             Ok(if beliefs.is_empty() { exit::NOT_FOUND } else { exit::OK })
         }
-        BeliefCommand::Show { id } => {
+        BeliefCommand::Show { id } => show_item(ctx, &knowledge, &id),
+    }
+}
+
+/// `patina belief show ID` (also what `scry --detail` shows for a belief result).
+pub fn show(ctx: &mut Invocation, id: &str) -> anyhow::Result<u8> {
+    let store = ctx.open_store()?;
+    let knowledge = Knowledge::load(&EventLog::new(&store))?;
+    show_item(ctx, &knowledge, id)
+}
+
+fn show_item(ctx: &mut Invocation, knowledge: &Knowledge, id: &str) -> anyhow::Result<u8> {
+    {
+        {
             let Some(entry) = knowledge.get(id.trim()) else {
                 anyhow::bail!("no belief or observation '{id}' (see `patina belief list`)");
             };

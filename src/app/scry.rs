@@ -14,6 +14,13 @@ use crate::search::{Channels, Hit, Searcher};
 pub fn run(ctx: &mut Invocation, args: ScryArgs) -> anyhow::Result<u8> {
     if let Some(detail) = &args.detail {
         let (query_id, rank, part) = query_and_rank(detail, "--detail")?;
+        // A belief or observation in the results is shown from the log.
+        if let Ok(stored) = scry::stored_query(&ctx.home, query_id)
+            && let Some(hit) = rank.checked_sub(1).and_then(|i| stored.hits.get(i))
+            && hit.kind != crate::search::HitKind::Code
+        {
+            return super::knowledge::show(ctx, &hit.symbol);
+        }
         let detail = scry::detail(&ctx.home, query_id, rank, part)?;
         print_detail(ctx, &detail)?;
         return Ok(exit::OK);
@@ -67,7 +74,8 @@ pub fn run(ctx: &mut Invocation, args: ScryArgs) -> anyhow::Result<u8> {
             print_route(ctx, &result.route)?;
         }
         for (i, hit) in result.result.hits.iter().enumerate() {
-            print_hit(ctx, i + 1, hit, result.route.reason(&hit.repo).unwrap_or(""))?;
+            let provenance = result.provenance.get(i).map(String::as_str).unwrap_or("");
+            print_hit(ctx, i + 1, hit, result.route.reason(&hit.repo).unwrap_or(""), provenance)?;
         }
         if result.result.hits.is_empty() {
             writeln!(ctx.out, "no results")?;
@@ -129,7 +137,17 @@ fn channels_text(lexical: Option<ChannelScore>, semantic: Option<ChannelScore>) 
     [channel("semantic", semantic), channel("lexical", lexical)].into_iter().flatten().collect::<Vec<_>>().join(" + ")
 }
 
-fn print_hit(ctx: &mut Invocation, rank: usize, hit: &Hit, route: &str) -> anyhow::Result<()> {
+fn print_hit(ctx: &mut Invocation, rank: usize, hit: &Hit, route: &str, provenance: &str) -> anyhow::Result<()> {
+    if hit.kind != crate::search::HitKind::Code {
+        // `[belief] …` or `[belief:dojo] …`: the tag, then why.
+        let (tag, why) = provenance.split_once(' ').unwrap_or((provenance, ""));
+        writeln!(ctx.out, "{rank:>3}  {tag}  {}  {:.4}  ({})", hit.symbol, hit.fused_score, hit.language)?;
+        writeln!(ctx.out, "     {}", crate::output::printable(&hit.summary))?;
+        if !why.is_empty() {
+            writeln!(ctx.out, "     ↳ {why}")?;
+        }
+        return Ok(());
+    }
     let origin = match (hit.semantic.is_some(), hit.lexical.is_some()) {
         (true, true) => "semantic+lexical",
         (true, false) => "semantic",

@@ -281,6 +281,8 @@ pub fn run(
                 let mut query = scry::Query::new(&q.query, choice, limit);
                 query.record = false;
                 query.semantic = !lexical_only;
+                // Code retrieval is measured here; the knowledge channel has its own set.
+                query.knowledge = false;
                 if routing == Routing::Oracle && query.choice.repos.is_empty() {
                     Err("no expected repo is indexed".to_string())
                 } else {

@@ -243,6 +243,33 @@ pub fn snippets(result: &scry::Scry, max_tokens: usize) -> String {
     out
 }
 
+/// A belief or observation in full, for `scry_detail`.
+fn knowledge_text(knowledge: &crate::knowledge::Knowledge, id: &str) -> String {
+    use crate::knowledge::Item;
+    let Some(entry) = knowledge.get(id) else { return format!("'{id}' is no longer live") };
+    let mut out = match &entry.item {
+        Item::Belief(b) => {
+            let mut out = format!(
+                "{} ({}, {}) — {}\n{}\nstatement: {}\n",
+                b.id, b.kind, b.status, entry.source, b.summary, b.statement
+            );
+            for e in &b.evidence {
+                out.push_str(&format!("evidence: [[{}]] {}\n", e.target, e.note));
+            }
+            out
+        }
+        Item::Observation(o) => format!("{} ({}) — {}\n{}\n", o.id, o.kind, entry.source, o.text),
+    };
+    for l in knowledge.outgoing(id) {
+        let note = l.relation.note.as_deref().map(|n| format!(" ({n})")).unwrap_or_default();
+        out.push_str(&format!("{} {} {}{note}\n", id, l.relation.rel_type, l.relation.to));
+    }
+    for l in knowledge.incoming(id) {
+        out.push_str(&format!("{} {} {}\n", l.relation.from, l.relation.rel_type, id));
+    }
+    out
+}
+
 fn symbol_suffix(symbol: &str) -> String {
     if symbol.is_empty() { String::new() } else { format!(" ({symbol})") }
 }
@@ -437,7 +464,15 @@ impl PatinaServer {
         let server = self.clone();
         blocking(move || {
             check_len("query_id", &args.query_id)?;
-            let d = scry::detail(&server.home, &args.query_id, args.rank, args.part)?;
+            let d = match scry::detail(&server.home, &args.query_id, args.rank, args.part) {
+                Err(scry::ScryError::NotCode { item, .. }) => {
+                    // A belief or observation: its statement, evidence and relations.
+                    let store = server.open()?;
+                    let knowledge = crate::knowledge::Knowledge::load(&EventLog::new(&store))?;
+                    return Ok(text(knowledge_text(&knowledge, &item)));
+                }
+                other => other?,
+            };
             let mut out = format!(
                 "{} #{} {} {}:{}-{} ({})\n",
                 d.query_id, d.rank, d.hit.repo, d.hit.path, d.hit.start_line, d.hit.end_line, d.hit.language

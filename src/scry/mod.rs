@@ -51,6 +51,10 @@ pub enum ScryError {
     ChunkGone { id: String, repo: String, path: String, start_line: u32 },
     #[error("{0}")]
     Route(String),
+    #[error(
+        "result {rank} of query {id} is the {kind} '{item}', not code: `patina belief show {item}` shows it in full"
+    )]
+    NotCode { id: String, rank: usize, kind: &'static str, item: String },
 }
 
 /// A search with its query id.
@@ -77,6 +81,8 @@ pub struct World {
     pub indexed: BTreeSet<String>,
     pub edges: BTreeMap<String, Vec<Edge>>,
     pub evidence: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+    /// The live beliefs, observations and relations (the knowledge channel).
+    pub knowledge: crate::knowledge::Knowledge,
 }
 
 impl World {
@@ -91,7 +97,8 @@ impl World {
         let nodes = log.nodes()?;
         let indexed =
             nodes.keys().filter(|id| index::live_generation_name(&home.repo_dir(id)).is_some()).cloned().collect();
-        let mut world = World { nodes, indexed, ..World::default() };
+        let knowledge = crate::knowledge::Knowledge::load(&log)?;
+        let mut world = World { nodes, indexed, knowledge, ..World::default() };
         world.add_projects(store, projects)?;
         Ok(world)
     }
@@ -172,11 +179,13 @@ pub struct Query {
     pub semantic: bool,
     /// Store the result under a query id (for `--detail` and feedback).
     pub record: bool,
+    /// Search the beliefs and observations of the routed projects too.
+    pub knowledge: bool,
 }
 
 impl Query {
     pub fn new(text: &str, choice: RouteChoice, limit: usize) -> Query {
-        Query { text: text.to_string(), choice, limit, lexical: true, semantic: true, record: true }
+        Query { text: text.to_string(), choice, limit, lexical: true, semantic: true, record: true, knowledge: true }
     }
 }
 
@@ -190,10 +199,58 @@ pub fn run(home: &PatinaHome, searcher: &mut Searcher, world: &World, query: &Qu
         lexical: query.lexical,
         semantic: query.semantic,
     };
-    let result = searcher.search_weighted(&request)?;
+    let mut result = searcher.search_weighted(&request)?;
+    if query.knowledge {
+        merge_knowledge(&mut result, world, &route, &query.text, query.limit);
+    }
     let provenance: Vec<String> = result.hits.iter().map(|h| provenance(&route, h)).collect();
     let query_id = if query.record { record(home, &route, &query.text, &result)? } else { String::new() };
     Ok(Scry { query_id, query: query.text.clone(), repos: route.repos(), route, provenance, result })
+}
+
+/// Knowledge hits in one list, at most this many.
+pub const MAX_KNOWLEDGE_HITS: usize = 3;
+
+/// Adds the beliefs and observations of the routed projects (the local project and every
+/// searched repo) that answer the query to the result, by score: a knowledge hit's score
+/// (the share of the query it answers, 0..1) sits on the same scale as the fused file
+/// scores. At most [`MAX_KNOWLEDGE_HITS`]; the list keeps its length.
+fn merge_knowledge(result: &mut SearchResult, world: &World, route: &Route, query: &str, limit: usize) {
+    let mut projects: Vec<String> = route.project.iter().cloned().collect();
+    projects.extend(route.repos());
+    let found = crate::knowledge::search::search(&world.knowledge, &projects, query, MAX_KNOWLEDGE_HITS);
+    if found.is_empty() {
+        return;
+    }
+    for (rank, k) in found.into_iter().enumerate() {
+        let (start_line, end_line) = world
+            .knowledge
+            .get(&k.id)
+            .and_then(|e| match &e.source {
+                crate::event::Source::File { start_line, end_line, .. } => Some((*start_line, *end_line)),
+                _ => None,
+            })
+            .unwrap_or((0, 0));
+        result.hits.push(Hit {
+            kind: if k.observation { crate::search::HitKind::Observation } else { crate::search::HitKind::Belief },
+            repo: k.project.clone(),
+            path: k.source.split(':').next().unwrap_or("").to_string(),
+            start_line,
+            end_line,
+            language: k.kind.clone(),
+            symbol: k.id.clone(),
+            summary: k.summary.clone(),
+            fused_score: k.score,
+            lexical: Some(crate::search::fuse::ChannelScore { rank: rank as u32 + 1, score: k.bm25 }),
+            semantic: None,
+            also: Vec::new(),
+            chunk_id: 0,
+            chunk_hash: [0; 32],
+        });
+    }
+    // Stable: equal scores keep code first.
+    result.hits.sort_by(|a, b| b.fused_score.total_cmp(&a.fused_score));
+    result.hits.truncate(limit);
 }
 
 fn record(home: &PatinaHome, route: &Route, query: &str, result: &SearchResult) -> Result<String, ScryError> {
@@ -206,6 +263,7 @@ fn record(home: &PatinaHome, route: &Route, query: &str, result: &SearchResult) 
             .hits
             .iter()
             .map(|h| StoredHit {
+                kind: h.kind,
                 repo: h.repo.clone(),
                 path: h.path.clone(),
                 start_line: h.start_line,
@@ -362,8 +420,22 @@ pub fn selection(searcher: &mut Searcher, indexed: &BTreeSet<String>, query: &st
     searcher.select(&repos, query).into_iter().map(|(r, b)| (r, crate::search::select::strength(b))).collect()
 }
 
-/// `[repo:channels] reason`: where a hit came from and why its repo was searched.
+/// `[repo:channels] reason`: where a hit came from and why its repo was searched; for a
+/// belief or observation `[belief]` (the local project's) or `[belief:dojo]` (a routed
+/// project's).
 pub fn provenance(route: &Route, hit: &Hit) -> String {
+    let tag = match hit.kind {
+        crate::search::HitKind::Code => None,
+        crate::search::HitKind::Belief => Some("belief"),
+        crate::search::HitKind::Observation => Some("observation"),
+    };
+    if let Some(tag) = tag {
+        return if route.project.as_deref() == Some(hit.repo.as_str()) {
+            format!("[{tag}] {} of {}, the local project", hit.language, hit.repo)
+        } else {
+            format!("[{tag}:{}] {}", hit.repo, route.reason(&hit.repo).unwrap_or(""))
+        };
+    }
     let channels = match (hit.semantic.is_some(), hit.lexical.is_some()) {
         (true, true) => "semantic+lexical",
         (true, false) => "semantic",
@@ -420,6 +492,10 @@ pub fn detail(home: &PatinaHome, query_id: &str, rank: usize, part: Option<usize
         Some(hit) => hit.clone(),
         None => return Err(ScryError::RankOutOfRange { id: query_id.to_string(), rank, n }),
     };
+    if hit.kind != crate::search::HitKind::Code {
+        let kind = if hit.kind == crate::search::HitKind::Belief { "belief" } else { "observation" };
+        return Err(ScryError::NotCode { id: query_id.to_string(), rank, kind, item: hit.symbol });
+    }
     let hit = match part {
         None => hit,
         Some(part) => match part.checked_sub(1).and_then(|i| hit.also.get(i)) {

@@ -24,6 +24,7 @@ pub const KEEP: u64 = 10_000;
 /// A stored result row.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StoredHit {
+    pub kind: crate::search::HitKind,
     pub repo: String,
     pub path: String,
     pub start_line: u32,

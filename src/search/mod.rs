@@ -77,10 +77,24 @@ pub struct ChunkMatch {
     pub chunk_hash: [u8; 32],
 }
 
+/// What a result is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HitKind {
+    /// A file of an indexed repo.
+    #[default]
+    Code,
+    /// A belief or core pattern of a project (`repo` is the project, `symbol` its id).
+    Belief,
+    /// An observation of a project (`repo` is the project, `symbol` its id).
+    Observation,
+}
+
 /// One result: a file, with its best chunk as the snippet and its fused and
-/// per-channel scores (the channels rank files).
+/// per-channel scores (the channels rank files); or a belief or observation.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Hit {
+    pub kind: HitKind,
     pub repo: String,
     pub path: String,
     /// The best chunk's lines.
@@ -494,6 +508,7 @@ fn chunk_score(lexical: Option<f32>, cosine: Option<f32>, max_lexical: f32, max_
 fn hit(repo: &str, chunk_id: u64, stored: index::StoredChunk, f: &fuse::Fused<FileKey>, also: Vec<ChunkMatch>) -> Hit {
     let c = stored.chunk;
     Hit {
+        kind: HitKind::Code,
         repo: repo.to_string(),
         path: c.path,
         start_line: c.start_line,

@@ -287,6 +287,23 @@ pub struct TextIndex {
 }
 
 impl TextIndex {
+    /// A small index in memory (beliefs and observations): `(id, path, symbol, text)`
+    /// documents, each its own "file".
+    pub fn in_ram<'a>(docs: impl IntoIterator<Item = (u64, &'a str, &'a str, &'a str)>) -> tantivy::Result<TextIndex> {
+        let (schema, fields) = schema();
+        let index = Index::create_in_ram(schema);
+        index.tokenizers().register(TOKENIZER, analyzer());
+        let mut writer: IndexWriter = index.writer_with_num_threads(1, 15_000_000)?;
+        for (id, path, symbol, text) in docs {
+            writer.add_document(
+                doc!(fields.chunk_id => id, fields.file => id, fields.path => path, fields.symbol => symbol, fields.text => text),
+            )?;
+        }
+        writer.commit()?;
+        let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
+        Ok(TextIndex { reader, fields })
+    }
+
     pub fn open(dir: &Path) -> tantivy::Result<TextIndex> {
         let index = Index::open_in_dir(dir)?;
         index.tokenizers().register(TOKENIZER, analyzer());
