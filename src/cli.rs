@@ -198,6 +198,9 @@ pub struct ScryArgs {
     /// Use the lexical channel only (no model is loaded)
     #[arg(long)]
     pub lexical_only: bool,
+    /// Leave out beliefs and observations (code results only)
+    #[arg(long)]
+    pub no_beliefs: bool,
     /// Print one result of an earlier query in full, with context
     #[arg(long, num_args = 2, value_names = ["QUERY_ID", "RANK"], conflicts_with_all = ["query", "repos", "all"])]
     pub detail: Option<Vec<String>>,

@@ -259,3 +259,22 @@ fn beliefs_are_a_search_channel_of_every_scry() {
     let kinds: Vec<&str> = unrelated["hits"].as_array().unwrap().iter().map(|h| h["kind"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["code"], "{unrelated:#}");
 }
+
+#[test]
+fn the_context_briefing_carries_the_relevant_beliefs_and_a_recall_directive() {
+    use patina::store::{OpenOptions, Store};
+    let home = believing_home();
+    let store = Store::open(&home.store_path(), &OpenOptions::default(), |_| {}).unwrap();
+    let text = patina::mcp::briefing::briefing(
+        &store,
+        std::path::Path::new("/"),
+        Some("patina"),
+        Some("should tables be rebuilt from the event log"),
+        5,
+    )
+    .unwrap();
+    let section = text.split("## Beliefs of patina").nth(1).expect("a beliefs section");
+    let first = section.lines().find(|l| l.starts_with("- ")).unwrap();
+    assert!(first.starts_with("- eventlog-is-truth:"), "the most relevant belief first: {text}");
+    assert!(text.contains("look for the project's beliefs"), "{text}");
+}

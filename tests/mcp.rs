@@ -38,6 +38,11 @@ fn official_python_client_uses_every_tool() {
         "scry",
         "scry_detail",
         "unlink",
+        "observe",
+        "relate",
+        "unrelate",
+        "build_context",
+        "get_observation",
     ] {
         assert!(tools.contains(&tool), "{tool} missing from {tools:?}");
     }
@@ -49,6 +54,10 @@ fn official_python_client_uses_every_tool() {
     let feedback = home.json(&["mother", "log", "--kind", "route-feedback"]);
     assert_eq!(feedback[0]["source"]["type"], "mcp");
     assert_eq!(feedback[0]["payload"]["repo"], "vectorlite");
+    // The agent's observations are events from MCP.
+    let observations = home.json(&["mother", "log", "--kind", "observation"]);
+    assert_eq!(observations.as_array().unwrap().len(), 2);
+    assert!(observations.as_array().unwrap().iter().all(|o| o["source"]["type"] == "mcp"));
 }
 
 #[test]

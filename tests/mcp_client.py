@@ -97,6 +97,27 @@ async def main(patina, home):
             assert "omitted" in tiny, tiny
             fb = json.loads(text_of(await session.call_tool("feedback", {"query_id": qid, "rank": 1, "useful": True})))
             assert fb["recorded"] is True and fb["project"] == "atlas", fb
+            # Knowledge: observe, relate (with its rules), build_context, get_observation,
+            # unrelate; observations join scry results.
+            o1 = json.loads(text_of(await session.call_tool("observe", {"text": "Cosine similarity normalises both vectors before the dot product", "kind": "lesson", "facets": ["vectors"], "project": "atlas"})))
+            o2 = json.loads(text_of(await session.call_tool("observe", {"text": "Prefer brute-force flat search below ten thousand vectors", "kind": "decision", "project": "atlas"})))
+            assert o1["recorded"] and o2["recorded"], (o1, o2)
+            rel = json.loads(text_of(await session.call_tool("relate", {"from": o2["id"], "to": o1["id"], "type": "follows", "note": "same session"})))
+            assert rel["added"] == 1, rel
+            dup = await session.call_tool("relate", {"from": o2["id"], "to": o1["id"], "type": "follows"})
+            assert is_error(dup) and "already" in text_of(dup), text_of(dup)
+            selfrel = await session.call_tool("relate", {"from": o1["id"], "to": o1["id"]})
+            assert is_error(selfrel) and "itself" in text_of(selfrel), text_of(selfrel)
+            bc = text_of(await session.call_tool("build_context", {"id": o1["id"]}))
+            assert o2["id"] in bc and "follows" in bc, bc
+            go = text_of(await session.call_tool("get_observation", {"id": o2["id"]}))
+            assert "brute-force flat search" in go and "follows" in go, go
+            sk = text_of(await session.call_tool("scry", {"query": "should cosine similarity normalise the vectors first", "project": "atlas"}))
+            assert "[observation]" in sk, sk
+            un = json.loads(text_of(await session.call_tool("unrelate", {"from": o2["id"], "to": o1["id"]})))
+            assert un["removed"] == 1, un
+            report["observations"] = [o1["id"], o2["id"]]
+
             bad_q = await session.call_tool("scry_detail", {"query_id": "q9999", "rank": 1})
             assert is_error(bad_q) and "unknown query id" in text_of(bad_q)
             scry_samples = []

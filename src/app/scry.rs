@@ -43,7 +43,9 @@ pub fn run(ctx: &mut Invocation, args: ScryArgs) -> anyhow::Result<u8> {
     let store = ctx.open_store()?;
     let (world, choice) = scry::World::for_query(&store, &ctx.home, choice, &cwd)?;
     drop(store);
-    let result = scry::run(&ctx.home, &mut searcher, &world, &scry::Query::new(&query, choice, args.limit)).map_err(
+    let mut request = scry::Query::new(&query, choice, args.limit);
+    request.knowledge = !args.no_beliefs;
+    let result = scry::run(&ctx.home, &mut searcher, &world, &request).map_err(
         |e| match e {
             scry::ScryError::Route(why) if why.starts_with("not inside") => {
                 anyhow::anyhow!("{} is {why}", cwd.display())

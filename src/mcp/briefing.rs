@@ -126,10 +126,80 @@ pub fn briefing(
             let _ = writeln!(out, "- {} ({}; {relation}): {}", n.id, n.kind, n.summary.as_deref().unwrap_or(""));
         }
     }
+    beliefs_section(&mut out, store, &id, &edges, topic, limit)?;
     let _ = writeln!(
         out,
         "\n## Recall\nBefore answering about prior work, conventions or another repo, search with `scry` (when available) \
-         rather than assuming. Before trusting an edge, call `explain_edge` to see the sessions and lines behind it."
+         rather than assuming. Before assuming a default for a design choice, look for the project's beliefs: `scry` \
+         searches them on every query (`[belief]` results), `build_context` walks their relations, `observe` records \
+         a new decision or lesson. Before trusting an edge, call `explain_edge` to see the sessions and lines behind it."
     );
     Ok(out)
+}
+
+/// Entrenchment as an order (higher holds harder).
+fn entrenchment_rank(e: Option<&str>) -> u8 {
+    match e.unwrap_or("") {
+        "very-high" => 4,
+        "high" => 3,
+        "medium" => 2,
+        "low" => 1,
+        _ => 0,
+    }
+}
+
+/// The project's active beliefs, most relevant to the topic first (then entrenchment and
+/// confidence), and the beliefs of the projects its edges reach.
+fn beliefs_section(
+    out: &mut String,
+    store: &Store,
+    id: &str,
+    edges: &[Edge],
+    topic: Option<&str>,
+    limit: usize,
+) -> anyhow::Result<()> {
+    let knowledge = crate::knowledge::Knowledge::load(&EventLog::new(store))?;
+    let relevance: std::collections::BTreeMap<String, f32> = match topic.filter(|t| !t.trim().is_empty()) {
+        Some(t) => crate::knowledge::search::search(&knowledge, &[id.to_string()], t, 50)
+            .into_iter()
+            .map(|h| (h.id, h.score))
+            .collect(),
+        None => Default::default(),
+    };
+    let mut own: Vec<&crate::event::Belief> =
+        knowledge.beliefs(Some(id)).map(|(_, b)| b).filter(|b| b.status == "active").collect();
+    own.sort_by(|a, b| {
+        let key = |x: &crate::event::Belief| {
+            (
+                relevance.get(&x.id).copied().unwrap_or(0.0),
+                entrenchment_rank(x.entrenchment.as_deref()),
+                x.confidence.unwrap_or(0.0),
+            )
+        };
+        let (ka, kb) = (key(a), key(b));
+        kb.0.total_cmp(&ka.0).then(kb.1.cmp(&ka.1)).then(kb.2.total_cmp(&ka.2)).then(a.id.cmp(&b.id))
+    });
+    if !own.is_empty() {
+        let _ = writeln!(out, "\n## Beliefs of {id} ({} active; most relevant first)", own.len());
+        for b in own.iter().take(limit) {
+            let _ = writeln!(out, "- {}: {}", b.id, b.summary);
+        }
+        if own.len() > limit {
+            let _ = writeln!(out, "- … {} more (`scry` finds them by topic)", own.len() - limit);
+        }
+    }
+    let reached: Vec<&str> = edges.iter().filter(|e| e.edge_type != EdgeType::Domain).map(|e| e.to.as_str()).collect();
+    let mut others: Vec<&crate::event::Belief> = knowledge
+        .beliefs(None)
+        .map(|(_, b)| b)
+        .filter(|b| b.status == "active" && b.project != id && reached.contains(&b.project.as_str()))
+        .collect();
+    others.sort_by(|a, b| a.project.cmp(&b.project).then(a.id.cmp(&b.id)));
+    if !others.is_empty() {
+        let _ = writeln!(out, "\n## Beliefs of the projects {id} works with (reference, not its own)");
+        for b in others.iter().take(limit) {
+            let _ = writeln!(out, "- [{}] {}: {}", b.project, b.id, b.summary);
+        }
+    }
+    Ok(())
 }

@@ -7,7 +7,7 @@
 //! with a clear message; a malformed request is a JSON-RPC error; neither stops the server.
 //! stdout carries protocol messages only; logs go to stderr.
 
-mod briefing;
+pub mod briefing;
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -147,6 +147,58 @@ pub struct LinkArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NoArgs {}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ObserveArgs {
+    /// What you observed: a decision, a lesson, a pattern, in one or two sentences.
+    pub text: String,
+    /// decision, lesson, pattern, … (default lesson).
+    pub kind: Option<String>,
+    /// Facets (topics), e.g. ["errors", "storage"].
+    pub facets: Option<Vec<String>>,
+    /// The project it is about [default: the registered project containing the server's working directory].
+    pub project: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RelateArgs {
+    /// A belief or observation id.
+    pub from: String,
+    /// A belief or observation id.
+    pub to: String,
+    /// supports, attacks, attacked_by, relates_to, follows, supersedes, … (default relates_to).
+    #[serde(rename = "type")]
+    pub rel_type: Option<String>,
+    /// Why they are related.
+    pub note: Option<String>,
+    /// Also add to → from.
+    pub bidirectional: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct UnrelateArgs {
+    pub from: String,
+    pub to: String,
+    /// Only this relation type [default: every type].
+    #[serde(rename = "type")]
+    pub rel_type: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct BuildContextArgs {
+    /// A belief or observation id.
+    pub id: String,
+    /// How many relations away, 1 to 5 (default 2).
+    pub depth: Option<usize>,
+    /// Keep the answer within about this many tokens (default 1200).
+    pub max_tokens: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct GetObservationArgs {
+    /// A belief or observation id.
+    pub id: String,
+}
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ScryArgs {
@@ -511,6 +563,153 @@ impl PatinaServer {
                 "query_id": args.query_id, "rank": args.rank, "repo": hit.repo, "project": stored.project,
                 "useful": args.useful, "recorded": seq.is_some(),
             })))
+        })
+        .await
+    }
+
+    #[tool(
+        name = "observe",
+        description = "Record an observation of the project (a decision, lesson or pattern you noticed) as an event. Returns its id (the same text twice is one observation)."
+    )]
+    async fn observe(&self, Parameters(args): Parameters<ObserveArgs>) -> Result<CallToolResult, ErrorData> {
+        let server = self.clone();
+        blocking(move || {
+            check_len("text", &args.text)?;
+            check_all("facets", &args.facets)?;
+            let store = server.open()?;
+            let log = EventLog::new(&store);
+            let nodes = log.nodes()?;
+            let project = match &args.project {
+                Some(p) => {
+                    check_len("project", p)?;
+                    resolve_node(&nodes, p)?
+                }
+                None => crate::repo::containing(&nodes, &server.cwd).map(|n| n.id).ok_or_else(|| {
+                    anyhow::anyhow!("the server's directory is not inside a registered project; pass project")
+                })?,
+            };
+            let kind = args.kind.unwrap_or_else(|| "lesson".into());
+            check_len("kind", &kind)?;
+            let observed = crate::knowledge::write::observe(
+                &log,
+                &project,
+                &args.text,
+                &kind,
+                &args.facets.unwrap_or_default(),
+                Source::Mcp,
+            )?;
+            Ok(json(&serde_json::json!({ "id": observed.id, "project": project, "recorded": observed.seq.is_some() })))
+        })
+        .await
+    }
+
+    #[tool(
+        name = "relate",
+        description = "Relate two beliefs or observations: from TYPE to (supports, attacks, relates_to, …). Both must exist; no self-relations; a duplicate is an error."
+    )]
+    async fn relate(&self, Parameters(args): Parameters<RelateArgs>) -> Result<CallToolResult, ErrorData> {
+        let server = self.clone();
+        blocking(move || {
+            check_len("from", &args.from)?;
+            check_len("to", &args.to)?;
+            let rel_type = args.rel_type.unwrap_or_else(|| crate::knowledge::write::DEFAULT_RELATION.into());
+            check_len("type", &rel_type)?;
+            if let Some(n) = &args.note {
+                check_len("note", n)?;
+            }
+            let store = server.open()?;
+            let seqs = crate::knowledge::write::relate(
+                &EventLog::new(&store),
+                &args.from,
+                &args.to,
+                &rel_type,
+                args.note.as_deref(),
+                args.bidirectional.unwrap_or(false),
+                Source::Mcp,
+            )?;
+            Ok(json(&serde_json::json!({ "from": args.from, "to": args.to, "type": rel_type, "added": seqs.len() })))
+        })
+        .await
+    }
+
+    #[tool(
+        name = "unrelate",
+        description = "Remove the relations from one belief or observation to another (of one type, or all)."
+    )]
+    async fn unrelate(&self, Parameters(args): Parameters<UnrelateArgs>) -> Result<CallToolResult, ErrorData> {
+        let server = self.clone();
+        blocking(move || {
+            check_len("from", &args.from)?;
+            check_len("to", &args.to)?;
+            if let Some(t) = &args.rel_type {
+                check_len("type", t)?;
+            }
+            let store = server.open()?;
+            let n = crate::knowledge::write::unrelate(
+                &EventLog::new(&store),
+                &args.from,
+                &args.to,
+                args.rel_type.as_deref(),
+                Source::Mcp,
+            )?;
+            Ok(json(&serde_json::json!({ "from": args.from, "to": args.to, "removed": n })))
+        })
+        .await
+    }
+
+    #[tool(
+        name = "build_context",
+        description = "The neighbourhood of a belief or observation: breadth first through its relations in both directions (depth 1-5, default 2), each item once, with relation type, direction and note. Bounded by max_tokens."
+    )]
+    async fn build_context(&self, Parameters(args): Parameters<BuildContextArgs>) -> Result<CallToolResult, ErrorData> {
+        let server = self.clone();
+        blocking(move || {
+            check_len("id", &args.id)?;
+            let max_tokens = args.max_tokens.unwrap_or(1200).clamp(100, 20_000);
+            let store = server.open()?;
+            let knowledge = crate::knowledge::Knowledge::load(&EventLog::new(&store))?;
+            let built = crate::knowledge::context::build(
+                &knowledge,
+                args.id.trim(),
+                args.depth.unwrap_or(crate::knowledge::context::DEFAULT_DEPTH),
+            )?;
+            let mut out = format!("context of {} (depth {})\n", built.root, built.depth);
+            for (shown, e) in built.entries.iter().enumerate() {
+                let how = match (&e.relation, e.direction, &e.via) {
+                    (Some(rel), Some("out"), Some(via)) => format!("{via} {rel} → "),
+                    (Some(rel), Some(_), Some(via)) => format!("← {rel} of {via}: "),
+                    _ => String::new(),
+                };
+                let note = e.note.as_deref().map(|n| format!(" ({n})")).unwrap_or_default();
+                let line = format!("{}{how}{} [{}]{note} {}\n", "  ".repeat(e.depth), e.id, e.kind, e.summary);
+                if approx_tokens(&out) + approx_tokens(&line) > max_tokens && shown > 0 {
+                    out.push_str(&format!("… {} more items omitted (raise max_tokens)\n", built.entries.len() - shown));
+                    break;
+                }
+                out.push_str(&line);
+            }
+            Ok(text(out))
+        })
+        .await
+    }
+
+    #[tool(
+        name = "get_observation",
+        description = "One belief or observation in full, with its direct relations in both directions."
+    )]
+    async fn get_observation(
+        &self,
+        Parameters(args): Parameters<GetObservationArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let server = self.clone();
+        blocking(move || {
+            check_len("id", &args.id)?;
+            let store = server.open()?;
+            let knowledge = crate::knowledge::Knowledge::load(&EventLog::new(&store))?;
+            if knowledge.get(args.id.trim()).is_none() {
+                anyhow::bail!("no belief or observation '{}'", args.id.trim());
+            }
+            Ok(text(knowledge_text(&knowledge, args.id.trim())))
         })
         .await
     }
