@@ -45,14 +45,12 @@ pub fn run(ctx: &mut Invocation, args: ScryArgs) -> anyhow::Result<u8> {
     drop(store);
     let mut request = scry::Query::new(&query, choice, args.limit);
     request.knowledge = !args.no_beliefs;
-    let result = scry::run(&ctx.home, &mut searcher, &world, &request).map_err(
-        |e| match e {
-            scry::ScryError::Route(why) if why.starts_with("not inside") => {
-                anyhow::anyhow!("{} is {why}", cwd.display())
-            }
-            e => anyhow::Error::new(e).context("searching"),
-        },
-    )?;
+    let result = scry::run(&ctx.home, &mut searcher, &world, &request).map_err(|e| match e {
+        scry::ScryError::Route(why) if why.starts_with("not inside") => {
+            anyhow::anyhow!("{} is {why}", cwd.display())
+        }
+        e => anyhow::Error::new(e).context("searching"),
+    })?;
     for warning in &result.result.warnings {
         eprintln!("patina: {warning}");
     }
