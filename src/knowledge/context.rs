@@ -164,6 +164,7 @@ mod tests {
             link(5, "d", "relates_to", "c"),
             link(6, "e", "relates_to", "d"),
         ];
+        k.index();
         let ctx = build(&k, "a", 2).unwrap();
         let got: Vec<(&str, usize, Option<&str>)> =
             ctx.entries.iter().map(|e| (e.id.as_str(), e.depth, e.direction)).collect();

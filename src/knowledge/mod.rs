@@ -99,6 +99,9 @@ pub struct Knowledge {
     pub items: BTreeMap<String, Entry>,
     /// In log order.
     pub links: Vec<Link>,
+    /// Indexes into `links` by `from` and by `to` (built by [`Knowledge::index`]).
+    by_from: std::collections::HashMap<String, Vec<usize>>,
+    by_to: std::collections::HashMap<String, Vec<usize>>,
 }
 
 impl Knowledge {
@@ -119,21 +122,32 @@ impl Knowledge {
             }
         }
         knowledge.links.sort_by_key(|l| l.seq);
+        knowledge.index();
         Ok(knowledge)
+    }
+
+    /// Rebuilds the by-`from` and by-`to` indexes of `links` (after changing `links`).
+    pub fn index(&mut self) {
+        self.by_from.clear();
+        self.by_to.clear();
+        for (i, l) in self.links.iter().enumerate() {
+            self.by_from.entry(l.relation.from.clone()).or_default().push(i);
+            self.by_to.entry(l.relation.to.clone()).or_default().push(i);
+        }
     }
 
     pub fn get(&self, id: &str) -> Option<&Entry> {
         self.items.get(id)
     }
 
-    /// Relations from `id`.
+    /// Relations from `id`, in log order.
     pub fn outgoing<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a Link> + 'a {
-        self.links.iter().filter(move |l| l.relation.from == id)
+        self.by_from.get(id).into_iter().flatten().map(|&i| &self.links[i])
     }
 
-    /// Relations to `id`.
+    /// Relations to `id`, in log order.
     pub fn incoming<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a Link> + 'a {
-        self.links.iter().filter(move |l| l.relation.to == id)
+        self.by_to.get(id).into_iter().flatten().map(|&i| &self.links[i])
     }
 
     /// Beliefs (not observations), optionally of one project, by id.
