@@ -5,7 +5,7 @@
 //! directions, each entry saying which relation reached it, in which direction, and its
 //! note. The order is deterministic: by depth, then by the order relations were recorded.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{HashSet, VecDeque};
 
 use serde::Serialize;
 
@@ -16,31 +16,31 @@ pub const DEFAULT_DEPTH: usize = 2;
 /// The deepest walk.
 pub const MAX_DEPTH: usize = 5;
 
-/// One item of a context.
+/// One item of a context (borrowed from the [`Knowledge`] it was built from).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ContextEntry {
-    pub id: String,
+pub struct ContextEntry<'a> {
+    pub id: &'a str,
     pub depth: usize,
     /// The item this one was reached from (`None` for the root).
-    pub via: Option<String>,
+    pub via: Option<&'a str>,
     /// The relation type that reached it.
-    pub relation: Option<String>,
+    pub relation: Option<&'a str>,
     /// `out` (via → id) or `in` (id → via).
     pub direction: Option<&'static str>,
-    pub note: Option<String>,
+    pub note: Option<&'a str>,
     /// `belief`, `pattern`, an observation's kind, or `unresolved` (a position with no
     /// item of its own).
-    pub kind: String,
-    pub status: Option<String>,
-    pub summary: String,
+    pub kind: &'a str,
+    pub status: Option<&'a str>,
+    pub summary: &'a str,
 }
 
 /// The context of `root`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Context {
-    pub root: String,
+pub struct Context<'a> {
+    pub root: &'a str,
     pub depth: usize,
-    pub entries: Vec<ContextEntry>,
+    pub entries: Vec<ContextEntry<'a>>,
 }
 
 /// Why a context could not be built.
@@ -51,58 +51,62 @@ pub enum ContextError {
 }
 
 /// Walks breadth first from `root` up to `depth` relations away.
-pub fn build(knowledge: &Knowledge, root: &str, depth: usize) -> Result<Context, ContextError> {
+pub fn build<'a>(knowledge: &'a Knowledge, root: &str, depth: usize) -> Result<Context<'a>, ContextError> {
     let depth = depth.clamp(1, MAX_DEPTH);
-    let Some(entry) = knowledge.get(root) else { return Err(ContextError::Unknown { id: root.to_string() }) };
+    let Some((root, entry)) = knowledge.items.get_key_value(root) else {
+        return Err(ContextError::Unknown { id: root.to_string() });
+    };
+    let root: &'a str = root.as_str();
     let mut entries = vec![ContextEntry {
-        id: root.to_string(),
+        id: root,
         depth: 0,
         via: None,
         relation: None,
         direction: None,
         note: None,
-        kind: entry.item.kind().to_string(),
+        kind: entry.item.kind(),
         status: status_of(knowledge, root),
-        summary: entry.item.summary().to_string(),
+        summary: entry.item.summary(),
     }];
-    let mut seen: BTreeSet<String> = BTreeSet::from([root.to_string()]);
-    let mut queue: VecDeque<(String, usize)> = VecDeque::from([(root.to_string(), 0)]);
+    let mut seen: HashSet<&'a str> = HashSet::from([root]);
+    let mut queue: VecDeque<(&'a str, usize)> = VecDeque::from([(root, 0)]);
+    let mut next: Vec<(&'a super::Link, &'a str, &'static str)> = Vec::new();
     while let Some((id, d)) = queue.pop_front() {
-        if d >= depth || knowledge.get(&id).is_none() {
+        if d >= depth || knowledge.get(id).is_none() {
             continue; // unresolved positions are leaves
         }
-        let out = knowledge.outgoing(&id).map(|l| (l, l.relation.to.as_str(), "out"));
-        let inc = knowledge.incoming(&id).map(|l| (l, l.relation.from.as_str(), "in"));
-        let mut next: Vec<_> = out.chain(inc).collect();
+        next.clear();
+        next.extend(knowledge.outgoing(id).map(|l| (l, l.relation.to.as_str(), "out")));
+        next.extend(knowledge.incoming(id).map(|l| (l, l.relation.from.as_str(), "in")));
         next.sort_by_key(|(l, _, _)| l.seq);
-        for (link, other, direction) in next {
-            if !seen.insert(other.to_string()) {
+        for &(link, other, direction) in &next {
+            if !seen.insert(other) {
                 continue;
             }
             let (kind, summary) = match knowledge.get(other) {
-                Some(e) => (e.item.kind().to_string(), e.item.summary().to_string()),
-                None => ("unresolved".to_string(), String::new()),
+                Some(e) => (e.item.kind(), e.item.summary()),
+                None => ("unresolved", ""),
             };
             entries.push(ContextEntry {
-                id: other.to_string(),
+                id: other,
                 depth: d + 1,
-                via: Some(id.clone()),
-                relation: Some(link.relation.rel_type.clone()),
+                via: Some(id),
+                relation: Some(link.relation.rel_type.as_str()),
                 direction: Some(direction),
-                note: link.relation.note.clone(),
+                note: link.relation.note.as_deref(),
                 kind,
                 status: status_of(knowledge, other),
                 summary,
             });
-            queue.push_back((other.to_string(), d + 1));
+            queue.push_back((other, d + 1));
         }
     }
-    Ok(Context { root: root.to_string(), depth, entries })
+    Ok(Context { root, depth, entries })
 }
 
-fn status_of(knowledge: &Knowledge, id: &str) -> Option<String> {
+fn status_of<'a>(knowledge: &'a Knowledge, id: &str) -> Option<&'a str> {
     match &knowledge.get(id)?.item {
-        super::Item::Belief(b) => Some(b.status.clone()),
+        super::Item::Belief(b) => Some(b.status.as_str()),
         super::Item::Observation(_) => None,
     }
 }
@@ -166,8 +170,7 @@ mod tests {
         ];
         k.index();
         let ctx = build(&k, "a", 2).unwrap();
-        let got: Vec<(&str, usize, Option<&str>)> =
-            ctx.entries.iter().map(|e| (e.id.as_str(), e.depth, e.direction)).collect();
+        let got: Vec<(&str, usize, Option<&str>)> = ctx.entries.iter().map(|e| (e.id, e.depth, e.direction)).collect();
         assert_eq!(
             got,
             [
