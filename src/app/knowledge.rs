@@ -140,18 +140,18 @@ pub fn context(ctx: &mut Invocation, command: ContextCommand) -> anyhow::Result<
         ctx.out.json(&built)?;
         return Ok(exit::OK);
     }
-    writeln!(ctx.out, "# context of {} (depth {})\n", printable(&built.root), built.depth)?;
+    writeln!(ctx.out, "# context of {} (depth {})\n", printable(built.root), built.depth)?;
     for e in &built.entries {
         let indent = "  ".repeat(e.depth);
-        let status = e.status.as_deref().map(|s| format!(" [{s}]")).unwrap_or_default();
-        let item = format!("**{}** ({}{status})", printable(&e.id), e.kind);
+        let status = e.status.map(|s| format!(" [{s}]")).unwrap_or_default();
+        let item = format!("**{}** ({}{status})", printable(e.id), e.kind);
         let line = match (&e.relation, e.direction, &e.via) {
             (Some(rel), Some("out"), Some(via)) => format!("{} {rel} → {item}", printable(via)),
             (Some(rel), Some(_), Some(via)) => format!("{item} {rel} → {}", printable(via)),
             _ => item,
         };
-        let note = e.note.as_deref().map(|n| format!(" ({})", printable(n))).unwrap_or_default();
-        let summary = if e.summary.is_empty() { String::new() } else { format!(": {}", printable(&e.summary)) };
+        let note = e.note.map(|n| format!(" ({})", printable(n))).unwrap_or_default();
+        let summary = if e.summary.is_empty() { String::new() } else { format!(": {}", printable(e.summary)) };
         writeln!(ctx.out, "{indent}- {line}{note}{summary}")?;
     }
     Ok(exit::OK)

@@ -680,7 +680,7 @@ impl PatinaServer {
                     (Some(rel), Some(_), Some(via)) => format!("← {rel} of {via}: "),
                     _ => String::new(),
                 };
-                let note = e.note.as_deref().map(|n| format!(" ({n})")).unwrap_or_default();
+                let note = e.note.map(|n| format!(" ({n})")).unwrap_or_default();
                 let line = format!("{}{how}{} [{}]{note} {}\n", "  ".repeat(e.depth), e.id, e.kind, e.summary);
                 if approx_tokens(&out) + approx_tokens(&line) > max_tokens && shown > 0 {
                     out.push_str(&format!("… {} more items omitted (raise max_tokens)\n", built.entries.len() - shown));
