@@ -278,3 +278,20 @@ fn the_context_briefing_carries_the_relevant_beliefs_and_a_recall_directive() {
     assert!(first.starts_with("- eventlog-is-truth:"), "the most relevant belief first: {text}");
     assert!(text.contains("look for the project's beliefs"), "{text}");
 }
+
+#[test]
+fn watch_keeps_beliefs_current() {
+    let home = Home::new();
+    let registry = shared_data().join("patina-registry.yaml");
+    home.ok(&["mother", "sync", "--registry", registry.to_str().unwrap()]);
+    let dir = home.path().join("beliefs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let original = std::fs::read_to_string(beliefs_dir().join("beliefs/eventlog-is-truth.md")).unwrap();
+    std::fs::write(dir.join("eventlog-is-truth.md"), &original).unwrap();
+    let dir_arg = dir.to_str().unwrap();
+    home.ok(&["mother", "watch", dir_arg, "--once", "--project", "patina"]);
+    assert_eq!(list(&home).len(), 1);
+    std::fs::write(dir.join("eventlog-is-truth.md"), original.replace("- [[deterministic-first]]\n", "")).unwrap();
+    home.ok(&["mother", "watch", dir_arg, "--once", "--project", "patina"]);
+    assert_eq!(home.json(&["belief", "show", "eventlog-is-truth"])["relations_out"].as_array().unwrap().len(), 3);
+}
