@@ -72,8 +72,8 @@ pub fn build<'a>(knowledge: &'a Knowledge, root: &str, depth: usize) -> Result<C
     let mut queue: VecDeque<(&'a str, usize)> = VecDeque::from([(root, 0)]);
     let mut next: Vec<(&'a super::Link, &'a str, &'static str)> = Vec::new();
     while let Some((id, d)) = queue.pop_front() {
-        if d >= depth || knowledge.get(id).is_none() {
-            continue; // unresolved positions are leaves
+        if d >= depth {
+            continue;
         }
         next.clear();
         next.extend(knowledge.outgoing(id).map(|l| (l, l.relation.to.as_str(), "out")));
@@ -83,9 +83,10 @@ pub fn build<'a>(knowledge: &'a Knowledge, root: &str, depth: usize) -> Result<C
             if !seen.insert(other) {
                 continue;
             }
-            let (kind, summary) = match knowledge.get(other) {
-                Some(e) => (e.item.kind(), e.item.summary()),
-                None => ("unresolved", ""),
+            let found = knowledge.get(other);
+            let (kind, summary, status) = match found {
+                Some(e) => (e.item.kind(), e.item.summary(), status_of_item(&e.item)),
+                None => ("unresolved", "", None),
             };
             entries.push(ContextEntry {
                 id: other,
@@ -95,17 +96,24 @@ pub fn build<'a>(knowledge: &'a Knowledge, root: &str, depth: usize) -> Result<C
                 direction: Some(direction),
                 note: link.relation.note.as_deref(),
                 kind,
-                status: status_of(knowledge, other),
+                status,
                 summary,
             });
-            queue.push_back((other, d + 1));
+            // Unresolved positions are leaves; items are walked on.
+            if found.is_some() {
+                queue.push_back((other, d + 1));
+            }
         }
     }
     Ok(Context { root, depth, entries })
 }
 
 fn status_of<'a>(knowledge: &'a Knowledge, id: &str) -> Option<&'a str> {
-    match &knowledge.get(id)?.item {
+    status_of_item(&knowledge.get(id)?.item)
+}
+
+fn status_of_item(item: &super::Item) -> Option<&str> {
+    match item {
         super::Item::Belief(b) => Some(b.status.as_str()),
         super::Item::Observation(_) => None,
     }
