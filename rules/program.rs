@@ -36,6 +36,15 @@ pub const G_BENCH: u8 = 6;
 pub const G_REGISTRATION: u8 = 7;
 /// A live manual link.
 pub const G_LINK: u8 = 8;
+/// Mentions that end the pair's USES edge (a removal): read by no rule, but by the
+/// validity pass after the run (`src/graph/derive.rs`).
+pub const G_ENDING: u8 = 9;
+/// Learning mentions whose cue says a pattern was taken from the repo (`borrowing_cues`
+/// in `rules/graph.toml`); they are in the `G_LEARNING` group too.
+pub const G_BORROWING: u8 = 10;
+/// Ending mentions that contradict a claim (`contradiction_cues`): they end USES and
+/// LEARNS_FROM edges (validity pass).
+pub const G_CONTRADICTION: u8 = 11;
 
 /// Rule codes, in the order of [`RULES`].
 pub const R_MANUAL_LINK: u8 = 0;
@@ -86,21 +95,23 @@ pub const RULES: &[RuleInfo] = &[
         code: R_TESTING_CUES,
         name: "testing-cues",
         edge_type: Some(TESTS_WITH),
-        description: "testing cues (\"tested on\", \"stress test\", …) near the repo in at least 2 different sessions, \
-                      one of them strong",
+        description: "testing cues (\"tested on\", \"stress test\", a failure on it, a testing lead-in) near the repo \
+                      in a session with a strong cue (one session is enough; it weighs less than two)",
     },
     RuleInfo {
         code: R_LEARNING_CUES,
         name: "learning-cues",
         edge_type: Some(LEARNS_FROM),
-        description: "learning cues (\"studied\", \"inspired by\", …) in at least 2 sessions (one strong), and in no \
-                      fewer sessions than testing cues (a repo we mostly test on is analysed, not learned from)",
+        description: "learning cues (\"studied\", \"inspired by\", …) in a session with a strong cue (one deep session is \
+                      enough), and in no fewer sessions than testing cues (a repo we mostly test on is analysed, not \
+                      learned from) unless a pattern was taken from it (\"pattern from\", \"borrowed from\")",
     },
     RuleInfo {
         code: R_USING_CUES,
         name: "using-cues",
         edge_type: Some(USES),
-        description: "using cues (\"depends on\", \"integrated\", …) near the repo in at least 2 different sessions",
+        description: "using cues (\"depends on\", \"integrated\", …) near the repo in at least 2 different sessions, or \
+                      in one with a strong cue",
     },
     RuleInfo {
         code: R_SIBLING_DOMAIN,
@@ -116,8 +127,10 @@ pub const RULES: &[RuleInfo] = &[
     },
 ];
 
-/// Thresholds of the rules (see `rules/README.md`).
+/// Thresholds of the rules (see `rules/README.md`): sessions with cues of a class, and
+/// of them, sessions with a strong cue. Either threshold met is enough.
 pub const MIN_CUE_SESSIONS: u32 = 2;
+pub const MIN_STRONG_SESSIONS: u32 = 1;
 
 crepe! {
     // A registered node and its kind.
@@ -175,19 +188,22 @@ crepe! {
     Candidate(p, TESTS_WITH, r, R_BENCH_RUN) <- Group(_, p, r, k, n, _), (k == G_BENCH && n >= 1);
     // candidate(p, TESTS_WITH, r, testing-command) :- group(g, p, r, COMMAND, n, _), n >= 1.
     Candidate(p, TESTS_WITH, r, R_TESTING_COMMAND) <- Group(_, p, r, k, n, _), (k == G_COMMAND && n >= 1);
-    // candidate(p, TESTS_WITH, r, testing-cues) :- group(g, p, r, TESTING, n, s), n >= 2, s >= 1.
+    // candidate(p, TESTS_WITH, r, testing-cues) :- group(g, p, r, TESTING, n, s), s >= 1.
     Candidate(p, TESTS_WITH, r, R_TESTING_CUES) <-
-        Group(_, p, r, k, n, s), (k == G_TESTING && n >= MIN_CUE_SESSIONS && s >= 1);
+        Group(_, p, r, k, _, s), (k == G_TESTING && s >= MIN_STRONG_SESSIONS);
     // candidate(p, LEARNS_FROM, r, learning-cues) :-
-    //     group(_, p, r, LEARNING, nl, sl), nl >= 2, sl >= 1, group(_, p, r, TESTING, nt, _), nl >= nt.
+    //     group(_, p, r, LEARNING, nl, sl), sl >= 1, group(_, p, r, TESTING, nt, _), nl >= nt.
     Candidate(p, LEARNS_FROM, r, R_LEARNING_CUES) <-
-        Group(_, p, r, k, nl, sl), (k == G_LEARNING && nl >= MIN_CUE_SESSIONS && sl >= 1),
+        Group(_, p, r, k, nl, sl), (k == G_LEARNING && sl >= MIN_STRONG_SESSIONS),
         Group(_, p, r, kt, nt, _), (kt == G_TESTING && nl >= nt);
     Candidate(p, LEARNS_FROM, r, R_LEARNING_CUES) <-
-        Group(_, p, r, k, nl, sl), (k == G_LEARNING && nl >= MIN_CUE_SESSIONS && sl >= 1),
+        Group(_, p, r, k, _, sl), (k == G_LEARNING && sl >= MIN_STRONG_SESSIONS),
         !TestedAtAll(p, r);
-    // candidate(p, USES, r, using-cues) :- group(g, p, r, USING, n, _), n >= 2.
+    // candidate(p, LEARNS_FROM, r, learning-cues) :- group(_, p, r, BORROWING, n, _), n >= 1.
+    Candidate(p, LEARNS_FROM, r, R_LEARNING_CUES) <- Group(_, p, r, k, n, _), (k == G_BORROWING && n >= 1);
+    // candidate(p, USES, r, using-cues) :- group(g, p, r, USING, n, s), n >= 2 or s >= 1.
     Candidate(p, USES, r, R_USING_CUES) <- Group(_, p, r, k, n, _), (k == G_USING && n >= MIN_CUE_SESSIONS);
+    Candidate(p, USES, r, R_USING_CUES) <- Group(_, p, r, k, _, s), (k == G_USING && s >= MIN_STRONG_SESSIONS);
     // candidate(p, SIBLING, r, sibling-domain) :- project(p), reference(r), shared(p, r, _, s), s >= 1.
     Candidate(p, SIBLING, r, R_SIBLING_DOMAIN) <-
         NodeIs(p, kp), (kp == PROJECT), NodeIs(r, kr), (kr == REFERENCE), SharedDomains(p, r, _, s, _), (s >= 1);
@@ -289,16 +305,19 @@ mod tests {
                 G_COMMAND if n >= 1 => {
                     candidates.insert((p, TESTS_WITH, r, R_TESTING_COMMAND));
                 }
-                G_TESTING if n >= MIN_CUE_SESSIONS && s >= 1 => {
+                G_TESTING if s >= MIN_STRONG_SESSIONS => {
                     candidates.insert((p, TESTS_WITH, r, R_TESTING_CUES));
                 }
-                G_LEARNING if n >= MIN_CUE_SESSIONS && s >= 1 => {
+                G_BORROWING if n >= 1 => {
+                    candidates.insert((p, LEARNS_FROM, r, R_LEARNING_CUES));
+                }
+                G_LEARNING if s >= MIN_STRONG_SESSIONS => {
                     let tested = group(p, r, G_TESTING).map(|g| g.4);
                     if tested.is_none_or(|nt| n >= nt) {
                         candidates.insert((p, LEARNS_FROM, r, R_LEARNING_CUES));
                     }
                 }
-                G_USING if n >= MIN_CUE_SESSIONS => {
+                G_USING if n >= MIN_CUE_SESSIONS || s >= MIN_STRONG_SESSIONS => {
                     candidates.insert((p, USES, r, R_USING_CUES));
                 }
                 _ => {}
@@ -327,7 +346,18 @@ mod tests {
         let nodes = prop::collection::vec(0u8..2, 2..6);
         nodes.prop_flat_map(|kinds| {
             let n = kinds.len() as u32;
-            let group = (0..n, 0..n, 0u8..7, 0u32..4, 0u32..3);
+            let group_kinds = prop::sample::select(vec![
+                G_TESTING,
+                G_LEARNING,
+                G_USING,
+                G_PLAIN,
+                G_COMMAND,
+                G_IMPORT,
+                G_BENCH,
+                G_ENDING,
+                G_BORROWING,
+            ]);
+            let group = (0..n, 0..n, group_kinds, 0u32..4, 0u32..3);
             let link = (0..n, 0u8..5, 0..n);
             let shared = (0..n, 0..n, 1u32..3, 0u32..2);
             (
@@ -347,6 +377,14 @@ mod tests {
                         // One group per (from, to, kind), as the fact loader guarantees.
                         if a != b && seen.insert((a, b, k)) {
                             input.groups.push(Group(i as u32, a, b, k, n, s.min(n)));
+                        }
+                    }
+                    // Borrowing mentions are learning mentions too: a borrowing group comes
+                    // with a learning group of at least as many (strong) units.
+                    let borrowing: Vec<Group> = input.groups.iter().copied().filter(|g| g.3 == G_BORROWING).collect();
+                    for (i, g) in borrowing.into_iter().enumerate() {
+                        if seen.insert((g.1, g.2, G_LEARNING)) {
+                            input.groups.push(Group(50 + i as u32, g.1, g.2, G_LEARNING, g.4.max(1), g.4.max(1)));
                         }
                     }
                     for (i, (a, t, b)) in links.into_iter().enumerate() {

@@ -359,6 +359,14 @@ pub enum MotherCommand {
         /// Draw the graph instead: Graphviz dot or Mermaid
         #[arg(long, value_enum)]
         format: Option<PictureFormat>,
+        /// Also list the edges that ended (a removal or contradiction in the logs), with
+        /// their validity
+        #[arg(long)]
+        all: bool,
+        /// The graph as the evidence dated up to DATE (YYYY-MM-DD) makes it: sessions and
+        /// bench runs by their date, other events by when they were appended
+        #[arg(long, value_name = "DATE")]
+        as_of: Option<String>,
     },
     /// Why does the edge FROM TYPE TO exist: rules, events (file:line, sentence), weight terms
     Explain {
@@ -372,6 +380,16 @@ pub enum MotherCommand {
     },
     /// Every rule, what it says, and how many edges it derives now
     Rules,
+    /// Repos the registry does not know, referenced as `owner/name` (URLs, [[wiki links]],
+    /// `git clone X`, "the X repo") in the ingested session logs; never added by itself
+    Candidates {
+        /// Only candidates referenced in at least this many sessions
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        min_sessions: usize,
+        /// Sample lines shown per candidate
+        #[arg(long, value_name = "N", default_value_t = 3)]
+        samples: usize,
+    },
     /// The neighbours of a node, strongest first
     Neighbors {
         id: String,

@@ -38,6 +38,7 @@ pub fn current_graph(store: &Store) -> anyhow::Result<Graph> {
         fingerprint: [0; 32],
         nodes: Vec::new(),
         edges: Vec::new(),
+        ended: Vec::new(),
     }))
 }
 
@@ -49,12 +50,33 @@ fn resolve(store: &Store, given: &str) -> anyhow::Result<String> {
     Ok(resolve_node(&EventLog::new(store).nodes()?, given)?)
 }
 
-pub fn graph(ctx: &mut Invocation, nodes: bool, types: &[String], format: Option<PictureFormat>) -> anyhow::Result<u8> {
+pub fn graph(
+    ctx: &mut Invocation,
+    nodes: bool,
+    types: &[String],
+    format: Option<PictureFormat>,
+    all: bool,
+    as_of: Option<&str>,
+) -> anyhow::Result<u8> {
     let types = parse_types(types)?;
     let store = ctx.open_store()?;
-    let mut graph = current_graph(&store)?;
+    let mut graph = match as_of {
+        Some(date) => {
+            let date: jiff::civil::Date =
+                date.parse().map_err(|e| anyhow::anyhow!("--as-of {date:?}: not a date YYYY-MM-DD ({e})"))?;
+            let params = Params::builtin();
+            let facts = graph::facts::load_as_of(&EventLog::new(&store), &params, Some(date))?;
+            graph::derive::derive_from_facts(&facts, &params)
+        }
+        None => current_graph(&store)?,
+    };
     if !types.is_empty() {
         graph.edges.retain(|e| types.contains(&e.edge_type));
+        graph.ended.retain(|e| types.contains(&e.edge_type));
+    }
+    if all && !nodes && format.is_none() {
+        graph.edges.extend(std::mem::take(&mut graph.ended));
+        graph.edges.sort_by(|x, y| (&x.from, x.edge_type, &x.to).cmp(&(&y.from, y.edge_type, &y.to)));
     }
     match format {
         Some(PictureFormat::Dot) => write!(ctx.out, "{}", crate::output::picture::dot(&graph))?,
@@ -74,19 +96,32 @@ pub fn graph(ctx: &mut Invocation, nodes: bool, types: &[String], format: Option
                     .edges
                     .iter()
                     .map(|e| {
-                        serde_json::json!({
+                        let mut v = serde_json::json!({
                             "from": e.from, "type": e.edge_type, "to": e.to, "weight": e.weight,
                             "rules": e.firings.iter().map(|f| &f.rule).collect::<Vec<_>>(),
-                        })
+                            "valid_from": e.valid_from,
+                        });
+                        if all {
+                            v["valid_until"] = serde_json::json!(e.valid_until);
+                            v["endings"] = serde_json::json!(e.endings.iter().map(|u| &u.key).collect::<Vec<_>>());
+                        }
+                        v
                     })
                     .collect();
                 ctx.out.json(&edges)?;
             } else {
                 for e in &graph.edges {
                     let rules: Vec<&str> = e.firings.iter().map(|f| f.rule.as_str()).collect();
+                    let period = match (&e.valid_until, all) {
+                        (Some(until), _) => {
+                            format!("  ended {until} (from {})", e.valid_from.as_deref().unwrap_or("undated"))
+                        }
+                        (None, true) => format!("  since {}", e.valid_from.as_deref().unwrap_or("undated")),
+                        (None, false) => String::new(),
+                    };
                     writeln!(
                         ctx.out,
-                        "{:<20} {:<12} {:<28} {:.2}  [{}]",
+                        "{:<20} {:<12} {:<28} {:.2}  [{}]{period}",
                         e.from,
                         e.edge_type,
                         e.to,
@@ -116,9 +151,34 @@ pub fn explain(ctx: &mut Invocation, from: &str, edge_type: &str, to: &str, max_
     let mut text: Vec<u8> = Vec::new();
     let out = &mut text;
     let e = &explanation;
-    match e.weight {
-        Some(w) => writeln!(out, "{} {} {}: weight {w:.3}", e.from, e.edge_type, e.to)?,
-        None => writeln!(out, "{} {} {}: no such edge", e.from, e.edge_type, e.to)?,
+    match (e.weight, &e.ended) {
+        (Some(w), Some(until)) => writeln!(
+            out,
+            "{} {} {}: ended {until} (held from {}, weight {w:.3} then)",
+            e.from,
+            e.edge_type,
+            e.to,
+            e.valid_from.as_deref().unwrap_or("undated")
+        )?,
+        (Some(w), None) => writeln!(
+            out,
+            "{} {} {}: weight {w:.3}{}",
+            e.from,
+            e.edge_type,
+            e.to,
+            e.valid_from.as_deref().map(|d| format!(", since {d}")).unwrap_or_default()
+        )?,
+        (None, _) => writeln!(out, "{} {} {}: no such edge", e.from, e.edge_type, e.to)?,
+    }
+    if !e.endings.is_empty() {
+        let what = if e.ended.is_some() { "ended by" } else { "ended earlier, then started again; endings" };
+        writeln!(out, "  {what}:")?;
+        for unit in &e.endings {
+            writeln!(out, "    • {}{}", unit.key, unit.date.as_deref().map(|d| format!(" ({d})")).unwrap_or_default())?;
+            for ev in &unit.events {
+                writeln!(out, "        #{} {}  {}", ev.seq, ev.source, ev.text)?;
+            }
+        }
     }
     if let Some(formula) = &e.weight_formula {
         writeln!(out, "  weight = {formula}")?;

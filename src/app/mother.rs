@@ -42,13 +42,14 @@ pub fn run(ctx: &mut Invocation, command: MotherCommand) -> anyhow::Result<u8> {
             let options = crate::ingest::IngestOptions { project, max_file_bytes: max_file_size, force: false };
             super::watch::run(ctx, &paths, once, std::time::Duration::from_millis(debounce_ms), options)
         }
-        MotherCommand::Graph { nodes, edges: _, edge_types, format } => {
-            super::graph::graph(ctx, nodes, &edge_types, format)
+        MotherCommand::Graph { nodes, edges: _, edge_types, format, all, as_of } => {
+            super::graph::graph(ctx, nodes, &edge_types, format, all, as_of.as_deref())
         }
         MotherCommand::Explain { from, edge_type, to, max_events } => {
             super::graph::explain(ctx, &from, &edge_type, &to, max_events)
         }
         MotherCommand::Rules => super::graph::rules(ctx),
+        MotherCommand::Candidates { min_sessions, samples } => candidates(ctx, min_sessions, samples),
         MotherCommand::Neighbors { id, direction, edge_types } => {
             super::graph::neighbors(ctx, &id, &direction, &edge_types)
         }
@@ -158,6 +159,71 @@ fn log(
             writeln!(ctx.out, "{}", event_line(event, log.is_live(event)?))?;
         }
     }
+    Ok(exit::OK)
+}
+
+fn candidates(ctx: &mut Invocation, min_sessions: usize, samples: usize) -> anyhow::Result<u8> {
+    let store = ctx.open_store()?;
+    let (found, skipped) = crate::ingest::candidates(&store, crate::ingest::DEFAULT_MAX_FILE_BYTES)?;
+    let mut rows: Vec<serde_json::Value> = Vec::new();
+    for refs in found.by_name.values() {
+        let files: std::collections::BTreeSet<&str> = refs.iter().map(|(f, _)| f.as_str()).collect();
+        if files.len() < min_sessions {
+            continue;
+        }
+        let mut forms: Vec<&str> = refs.iter().map(|(_, r)| r.form).collect();
+        forms.sort_unstable();
+        forms.dedup();
+        rows.push(serde_json::json!({
+            "name": refs[0].1.name,
+            "references": refs.len(),
+            "sessions": files.len(),
+            "forms": forms,
+            "samples": refs.iter().take(samples).map(|(f, r)| serde_json::json!({
+                "source": format!("{f}:{}", r.line), "form": r.form, "text": r.text,
+            })).collect::<Vec<_>>(),
+        }));
+    }
+    rows.sort_by(|a, b| {
+        (b["sessions"].as_u64(), b["references"].as_u64(), a["name"].as_str()).cmp(&(
+            a["sessions"].as_u64(),
+            a["references"].as_u64(),
+            b["name"].as_str(),
+        ))
+    });
+    for s in &skipped {
+        eprintln!("patina: skipped {}: {}", crate::output::printable(&s.path), s.reason);
+    }
+    if ctx.json {
+        ctx.out.json(&rows)?;
+        return Ok(exit::OK);
+    }
+    if rows.is_empty() {
+        writeln!(ctx.out, "no unregistered repos referenced in the ingested session logs")?;
+        return Ok(exit::OK);
+    }
+    let mut text = String::new();
+    for row in &rows {
+        text.push_str(&format!(
+            "{}  {} reference(s) in {} session(s) [{}]\n",
+            row["name"].as_str().unwrap_or(""),
+            row["references"],
+            row["sessions"],
+            row["forms"]
+                .as_array()
+                .map(|f| f.iter().filter_map(|x| x.as_str()).collect::<Vec<_>>().join(", "))
+                .unwrap_or_default()
+        ));
+        for sample in row["samples"].as_array().into_iter().flatten() {
+            text.push_str(&format!(
+                "    {}  {}\n",
+                sample["source"].as_str().unwrap_or(""),
+                sample["text"].as_str().unwrap_or("")
+            ));
+        }
+    }
+    text.push_str("register one in the registry file and run `patina mother sync` to make it a node\n");
+    write!(ctx.out, "{}", crate::output::printable(&text))?;
     Ok(exit::OK)
 }
 

@@ -115,10 +115,15 @@ pub enum CueClass {
     Learning,
     /// Depending on the repo (uses the crate, depends on).
     Using,
+    /// The repo was removed, dropped or replaced, or an earlier claim about it is
+    /// contradicted ("X was never added"): evidence that ends the project's edges to it.
+    /// (Appended last: the encoding of the other classes is unchanged.)
+    Ending,
 }
 
 impl CueClass {
-    pub const ALL: [CueClass; 4] = [CueClass::Plain, CueClass::Testing, CueClass::Learning, CueClass::Using];
+    pub const ALL: [CueClass; 5] =
+        [CueClass::Plain, CueClass::Testing, CueClass::Learning, CueClass::Using, CueClass::Ending];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -126,6 +131,7 @@ impl CueClass {
             CueClass::Testing => "testing",
             CueClass::Learning => "learning",
             CueClass::Using => "using",
+            CueClass::Ending => "ending",
         }
     }
 

@@ -55,6 +55,15 @@ pub struct Edge {
     /// Invariant: sorted by rule order in `RULES`, at least one.
     pub firings: Vec<Firing>,
     pub feedback: Option<FeedbackTerm>,
+    /// The date of the first evidence of the edge's current period (after its last
+    /// ending, if it ended and started again).
+    pub valid_from: Option<String>,
+    /// For an edge that ended: the date of the evidence that ended it.
+    pub valid_until: Option<String>,
+    /// Removals and contradictions of the repo in the project's logs (`ending` mentions),
+    /// oldest first. An edge ends when the newest of them is at least as new as its
+    /// newest text evidence and no manifest, bench run or manual link holds it.
+    pub endings: Vec<UnitRef>,
 }
 
 impl Edge {
@@ -81,8 +90,11 @@ pub struct Graph {
     pub fingerprint: [u8; 32],
     /// Invariant: sorted by id.
     pub nodes: Vec<GraphNode>,
-    /// Invariant: sorted by (from, type, to).
+    /// The current edges. Invariant: sorted by (from, type, to).
     pub edges: Vec<Edge>,
+    /// Edges whose evidence ended them (`valid_until` set), kept as history: no route,
+    /// neighbour or path reads them. Invariant: sorted by (from, type, to).
+    pub ended: Vec<Edge>,
 }
 
 fn round(x: f64) -> f64 {
@@ -138,6 +150,7 @@ pub fn derive_from_facts(facts: &Facts, params: &Params) -> Graph {
         if let Some(f) = &feedback {
             weight = (weight * f.factor).min(1.0);
         }
+        let validity = validity(facts, params, a, t, b, &fired);
         edges.push(Edge {
             from: facts.nodes[a as usize].id.clone(),
             edge_type: edge_type(t),
@@ -145,9 +158,13 @@ pub fn derive_from_facts(facts: &Facts, params: &Params) -> Graph {
             weight: round(weight),
             firings: fired,
             feedback,
+            valid_from: validity.from,
+            valid_until: validity.until,
+            endings: validity.endings,
         });
     }
     edges.sort_by(|x, y| (&x.from, x.edge_type, &x.to).cmp(&(&y.from, y.edge_type, &y.to)));
+    let (ended, edges): (Vec<Edge>, Vec<Edge>) = edges.into_iter().partition(|e| e.valid_until.is_some());
     let mut importance: BTreeMap<&str, f64> = BTreeMap::new();
     for e in &edges {
         *importance.entry(e.from.as_str()).or_default() += e.weight;
@@ -165,7 +182,55 @@ pub fn derive_from_facts(facts: &Facts, params: &Params) -> Graph {
         })
         .collect();
     nodes.sort_by(|a, b| a.id.cmp(&b.id));
-    Graph { through_seq: facts.through_seq, fingerprint: params.fingerprint, nodes, edges }
+    Graph { through_seq: facts.through_seq, fingerprint: params.fingerprint, nodes, edges, ended }
+}
+
+/// The time an edge holds, from its evidence.
+struct Validity {
+    from: Option<String>,
+    until: Option<String>,
+    endings: Vec<UnitRef>,
+}
+
+/// Rules whose evidence is what the logs say, and so can be ended by what they say later.
+const TEXT_RULES: [&str; 4] = ["testing-command", "testing-cues", "learning-cues", "using-cues"];
+
+/// When the edge of `a → b` with these firings holds. A unit's place in time is
+/// (date, key): session keys are timestamps, so two sessions of one day keep their order.
+fn validity(facts: &Facts, params: &Params, a: u32, t: u8, b: u32, fired: &[Firing]) -> Validity {
+    let at = |u: &UnitRef| (u.date.clone(), u.key.clone());
+    // A removal ends a dependency; a contradiction ends a dependency or a learning claim;
+    // nothing in the logs ends a TESTS_WITH edge (a repo tested on stays tested on).
+    let ends = |kind: u8| match t {
+        program::USES => kind == program::G_ENDING || kind == program::G_CONTRADICTION,
+        program::LEARNS_FROM => kind == program::G_CONTRADICTION,
+        _ => false,
+    };
+    let endings: Vec<UnitRef> = facts
+        .groups_by_pair
+        .get(&(a, b))
+        .into_iter()
+        .flatten()
+        .map(|&g| &facts.groups[g as usize])
+        .filter(|g| ends(g.kind))
+        .flat_map(|g| per_unit(facts, params, g, 0.0))
+        .collect();
+    let mut endings = endings;
+    endings.sort_by_key(at);
+    let support: Vec<&UnitRef> =
+        fired.iter().filter(|f| TEXT_RULES.contains(&f.rule.as_str())).flat_map(|f| &f.units).collect();
+    // A manifest, a bench run, a manual link or a registry domain holds the edge whatever the logs say.
+    let held = fired.iter().any(|f| !TEXT_RULES.contains(&f.rule.as_str()));
+    let newest_end = endings.last().map(at);
+    let ended = !held && newest_end.as_ref().is_some_and(|end| support.iter().all(|u| at(u) <= *end));
+    let dates = |units: &mut dyn Iterator<Item = &UnitRef>| units.filter_map(|u| u.date.clone()).min();
+    let from = match (&newest_end, ended) {
+        // Started again after its last ending: the period starts at the first evidence after it.
+        (Some(end), false) => dates(&mut support.iter().copied().filter(|u| at(u) > *end)),
+        _ => dates(&mut fired.iter().flat_map(|f| &f.units)),
+    };
+    let until = ended.then(|| endings.last().and_then(|u| u.date.clone()).unwrap_or_else(|| "undated".to_string()));
+    Validity { from, until, endings }
 }
 
 fn per_unit(facts: &Facts, params: &Params, group: &GroupInfo, c: f64) -> Vec<UnitRef> {
@@ -236,6 +301,14 @@ fn firing(facts: &Facts, params: &Params, rule: u8, a: u32, b: u32, groups: &[u3
                 let term = if union == 0 { 0.0 } else { common.len() as f64 / union as f64 };
                 (term, format!("Jaccard: {} shared [{}] / {union} domains in all", common.len(), common.join(", ")))
             }
+        }
+        program::R_TESTING_COMMAND | program::R_TESTING_CUES | program::R_LEARNING_CUES | program::R_USING_CUES => {
+            let term = noisy_or(units.iter().map(|u| u.value));
+            let sessions = match units.len() {
+                1 => "1 session (a single session weighs less than two)".to_string(),
+                n => format!("{n} sessions"),
+            };
+            (term, format!("{sessions}: noisy-or 1 − Π(1 − c·recency)"))
         }
         _ => {
             let term = noisy_or(units.iter().map(|u| u.value));

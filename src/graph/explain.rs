@@ -76,6 +76,13 @@ pub struct Explanation {
     pub other_edges: Vec<String>,
     /// Evidence between the two nodes that supports no rule (e.g. plain mentions).
     pub unused_evidence: Vec<String>,
+    /// The first evidence of the edge's current period (or of its last, if it ended).
+    pub valid_from: Option<String>,
+    /// For an edge that ended: when (its rules and weight above are those it had).
+    pub ended: Option<String>,
+    /// Removals and contradictions of the repo in the logs, oldest first: the newest
+    /// ended the edge, unless newer evidence started it again.
+    pub endings: Vec<CitedUnit>,
 }
 
 fn cite(log: &EventLog<'_>, seq: u64) -> Result<Option<Cited>, Error> {
@@ -103,13 +110,18 @@ pub fn explain(
     max_events: usize,
 ) -> Result<Explanation, Error> {
     let log = EventLog::new(store);
-    let edge = store::edge(store, from, edge_type, to)?;
+    let current = store::edge(store, from, edge_type, to)?;
+    let exists = current.is_some();
+    let edge = match current {
+        Some(edge) => Some(edge),
+        None => store::ended_edge(store, from, edge_type, to)?,
+    };
     let facts = facts::load(&log, params)?;
     let mut out = Explanation {
         from: from.to_string(),
         edge_type,
         to: to.to_string(),
-        exists: edge.is_some(),
+        exists,
         weight: edge.as_ref().map(|e| e.weight),
         weight_formula: None,
         rules: Vec::new(),
@@ -118,6 +130,9 @@ pub fn explain(
         blocked_by_unlink: None,
         other_edges: Vec::new(),
         unused_evidence: Vec::new(),
+        valid_from: edge.as_ref().and_then(|e| e.valid_from.clone()),
+        ended: edge.as_ref().and_then(|e| e.valid_until.clone()),
+        endings: Vec::new(),
     };
     if let Some(edge) = &edge {
         explain_existing(&log, edge, max_events, &mut out)?;
@@ -131,7 +146,7 @@ pub fn explain(
             }
         }
     }
-    if edge.is_none() {
+    if !exists {
         out.near_misses = near_misses(&facts, a, b, edge_type);
     }
     for &g in facts.groups_by_pair.get(&(a, b)).into_iter().flatten() {
@@ -163,6 +178,19 @@ fn explain_existing(log: &EventLog<'_>, edge: &Edge, max_events: usize, out: &mu
         )
     });
     let mut budget = max_events;
+    for unit in &edge.endings {
+        let mut events = Vec::new();
+        for &seq in &unit.seqs {
+            if budget == 0 {
+                break;
+            }
+            if let Some(c) = cite(log, seq)? {
+                events.push(c);
+                budget -= 1;
+            }
+        }
+        out.endings.push(CitedUnit { key: unit.key.clone(), date: unit.date.clone(), value: 0.0, events });
+    }
     for firing in &edge.firings {
         let description = RULES.iter().find(|r| r.name == firing.rule).map(|r| r.description).unwrap_or("").to_string();
         let mut units = Vec::new();
@@ -241,10 +269,11 @@ fn near_misses(facts: &Facts, a: u32, b: u32, edge_type: EdgeType) -> Vec<NearMi
                 let u = units_of(facts, a, b, kind);
                 let class = if kind == program::G_TESTING { "testing" } else { "using" };
                 (
-                    format!(
-                        "{class} cues in ≥ {need} different sessions{}",
-                        if kind == program::G_TESTING { ", one strong" } else { "" }
-                    ),
+                    if kind == program::G_TESTING {
+                        "a session with a strong testing cue".to_string()
+                    } else {
+                        format!("using cues in ≥ {need} different sessions, or one session with a strong using cue")
+                    },
                     format!("sessions with {class} cues: {}", listed(&u)),
                     u.len() as f64 / need as f64,
                 )
@@ -253,9 +282,8 @@ fn near_misses(facts: &Facts, a: u32, b: u32, edge_type: EdgeType) -> Vec<NearMi
                 let l = units_of(facts, a, b, program::G_LEARNING);
                 let t = units_of(facts, a, b, program::G_TESTING);
                 (
-                    format!(
-                        "learning cues in ≥ {need} sessions (one strong) and in no fewer sessions than testing cues"
-                    ),
+                    "a session with a strong learning cue, and learning cues in no fewer sessions than testing cues"
+                        .to_string(),
                     format!("sessions with learning cues: {}; with testing cues: {}", listed(&l), t.len()),
                     if l.len() >= need {
                         l.len() as f64 / (t.len().max(1) as f64 + 1.0)

@@ -145,6 +145,13 @@ impl Grouper {
 
 /// Loads the facts from the live events of the log.
 pub fn load(log: &EventLog<'_>, params: &Params) -> Result<Facts, Error> {
+    load_as_of(log, params, None)
+}
+
+/// Loads the facts from the live events whose evidence is dated up to `as_of` (all when
+/// `None`): mentions by their session's date, bench runs by their `when`, every other
+/// event by the day it was appended (UTC). Undated mentions count.
+pub fn load_as_of(log: &EventLog<'_>, params: &Params, as_of: Option<jiff::civil::Date>) -> Result<Facts, Error> {
     let through_seq = log.last_seq()?.unwrap_or(0);
     let events = log.live(&[
         EventKind::NodeRegistered,
@@ -155,6 +162,19 @@ pub fn load(log: &EventLog<'_>, params: &Params) -> Result<Facts, Error> {
         EventKind::LinkRemoved,
         EventKind::RouteFeedback,
     ])?;
+    let Some(as_of) = as_of else { return Ok(from_events(&events, params, through_seq)) };
+    let appended_by = |ts_ms: i64| {
+        jiff::Timestamp::from_millisecond(ts_ms).map(|t| t.to_zoned(jiff::tz::TimeZone::UTC).date() <= as_of)
+    };
+    let events: Vec<StoredEvent> = events
+        .into_iter()
+        .filter(|e| match &e.event {
+            Event::Mention(m) => m.session_date.as_deref().and_then(parse_date).is_none_or(|d| d <= as_of),
+            Event::BenchRun(b) => parse_date(&b.when).is_none_or(|d| d <= as_of),
+            Event::NodeRegistered(_) => true,
+            _ => appended_by(e.ts_ms).unwrap_or(true),
+        })
+        .collect();
     Ok(from_events(&events, params, through_seq))
 }
 
@@ -194,9 +214,17 @@ pub fn from_events(events: &[StoredEvent], params: &Params, through_seq: u64) ->
                     CueClass::Learning => program::G_LEARNING,
                     CueClass::Using => program::G_USING,
                     CueClass::Plain => program::G_PLAIN,
+                    CueClass::Ending if params.contradiction_cues.contains(&m.cue.to_lowercase()) => {
+                        program::G_CONTRADICTION
+                    }
+                    CueClass::Ending => program::G_ENDING,
                 };
                 let strong = m.strong_cue || kind == program::G_COMMAND;
                 grouper.add(kind, p, r, &m.session_id, date, strong, e.seq);
+                if kind == program::G_LEARNING && m.strong_cue && params.borrowing_cues.contains(&m.cue.to_lowercase())
+                {
+                    grouper.add(program::G_BORROWING, p, r, &m.session_id, date, true, e.seq);
+                }
                 if kind == program::G_COMMAND {
                     // A testing command is (strong) testing evidence too.
                     grouper.add(program::G_TESTING, p, r, &m.session_id, date, true, e.seq);

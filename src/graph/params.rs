@@ -29,8 +29,22 @@ struct Domains {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+struct Learning {
+    borrowing_cues: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Ending {
+    contradiction_cues: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct File {
     weights: Weights,
+    learning: Learning,
+    ending: Ending,
     domains: Domains,
 }
 
@@ -40,12 +54,16 @@ pub struct Params {
     pub weights: Weights,
     /// Lower-cased language and format domains.
     pub languages: Vec<String>,
+    /// Lower-cased learning cues that say a pattern was taken from the repo.
+    pub borrowing_cues: Vec<String>,
+    /// Lower-cased ending cues that contradict a claim (they end LEARNS_FROM too).
+    pub contradiction_cues: Vec<String>,
     /// A hash of the parameters and rule program version (part of the graph's stamp).
     pub fingerprint: [u8; 32],
 }
 
 /// Bump when the rule program changes meaning, so stored graphs are re-derived.
-const PROGRAM_VERSION: &str = "rules-v1";
+const PROGRAM_VERSION: &str = "rules-v2";
 
 impl Params {
     /// The built-in parameters.
@@ -57,6 +75,8 @@ impl Params {
         Params {
             weights: file.weights,
             languages: file.domains.languages.into_iter().map(|d| d.to_lowercase()).collect(),
+            borrowing_cues: file.learning.borrowing_cues.into_iter().map(|d| d.trim().to_lowercase()).collect(),
+            contradiction_cues: file.ending.contradiction_cues.into_iter().map(|d| d.trim().to_lowercase()).collect(),
             fingerprint: *hasher.finalize().as_bytes(),
         }
     }

@@ -3,7 +3,8 @@
 //!
 //! Tables: `graph_edges` ("from\0TYPE\0to" → edge), `graph_in` ("to\0TYPE\0from" → ()),
 //! `graph_nodes` (id → node), `graph_weights` ("from\0TYPE\0to" → weight),
-//! `graph_meta` ("stamp" → (seq, fingerprint)).
+//! `graph_meta` ("stamp" → (seq, fingerprint)), `graph_ended` ("from\0TYPE\0to" → an edge
+//! whose evidence ended it: history, read by `graph --all` and `explain` only).
 //!
 //! Architecture Invariant: the stored graph is derived state. A graph is written whole,
 //! in one transaction, and never over a graph stamped with a later seq.
@@ -27,7 +28,9 @@ const WEIGHTS: TableDefinition<&str, f64> = TableDefinition::new("graph_weights"
 const WEIGHTS_IN: TableDefinition<&str, f64> = TableDefinition::new("graph_weights_in");
 /// The layout of the graph tables. A store whose graph was written in another layout
 /// has no usable graph (`stamp` is `None`), so the next refresh re-derives it.
-const FORMAT: &[u8] = b"graph-2";
+const FORMAT: &[u8] = b"graph-3";
+/// "from\0TYPE\0to" → an edge that ended (history).
+const ENDED: TableDefinition<&str, &[u8]> = TableDefinition::new("graph_ended");
 
 fn config() -> impl bincode::config::Config {
     bincode::config::standard().with_limit::<{ 64 * 1024 * 1024 }>()
@@ -87,7 +90,12 @@ pub fn write(store: &Store, graph: &Graph) -> Result<bool, Error> {
     txn.delete_table(NODES)?;
     txn.delete_table(WEIGHTS)?;
     txn.delete_table(WEIGHTS_IN)?;
+    txn.delete_table(ENDED)?;
     {
+        let mut ended = txn.open_table(ENDED)?;
+        for e in &graph.ended {
+            ended.insert(out_key(&e.from, e.edge_type, &e.to).as_str(), encode(e).as_slice())?;
+        }
         let mut edges = txn.open_table(EDGES)?;
         let mut inbound = txn.open_table(IN)?;
         let mut weights = txn.open_table(WEIGHTS)?;
@@ -117,7 +125,7 @@ pub fn write(store: &Store, graph: &Graph) -> Result<bool, Error> {
 pub fn read(store: &Store) -> Result<Option<Graph>, Error> {
     let Some((through_seq, fingerprint)) = stamp(store)? else { return Ok(None) };
     let txn = store.db.begin_read()?;
-    let mut graph = Graph { through_seq, fingerprint, nodes: Vec::new(), edges: Vec::new() };
+    let mut graph = Graph { through_seq, fingerprint, nodes: Vec::new(), edges: Vec::new(), ended: Vec::new() };
     for entry in txn.open_table(NODES)?.iter()? {
         let (_, v) = entry?;
         graph.nodes.push(decode::<GraphNode>("node", v.value())?);
@@ -127,6 +135,17 @@ pub fn read(store: &Store) -> Result<Option<Graph>, Error> {
         graph.edges.push(decode::<Edge>("edge", v.value())?);
     }
     graph.edges.sort_by(|x, y| (&x.from, x.edge_type, &x.to).cmp(&(&y.from, y.edge_type, &y.to)));
+    match txn.open_table(ENDED) {
+        Ok(table) => {
+            for entry in table.iter()? {
+                let (_, v) = entry?;
+                graph.ended.push(decode::<Edge>("ended edge", v.value())?);
+            }
+        }
+        Err(redb::TableError::TableDoesNotExist(_)) => {}
+        Err(e) => return Err(e.into()),
+    }
+    graph.ended.sort_by(|x, y| (&x.from, x.edge_type, &x.to).cmp(&(&y.from, y.edge_type, &y.to)));
     Ok(Some(graph))
 }
 
@@ -140,6 +159,20 @@ pub fn edge(store: &Store, from: &str, t: EdgeType, to: &str) -> Result<Option<E
     };
     match table.get(out_key(from, t, to).as_str())? {
         Some(v) => Ok(Some(decode("edge", v.value())?)),
+        None => Ok(None),
+    }
+}
+
+/// One stored edge that ended (history).
+pub fn ended_edge(store: &Store, from: &str, t: EdgeType, to: &str) -> Result<Option<Edge>, Error> {
+    let txn = store.db.begin_read()?;
+    let table = match txn.open_table(ENDED) {
+        Ok(t) => t,
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    match table.get(out_key(from, t, to).as_str())? {
+        Some(v) => Ok(Some(decode("ended edge", v.value())?)),
         None => Ok(None),
     }
 }

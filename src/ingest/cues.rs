@@ -23,6 +23,10 @@ struct RawCues {
     #[serde(default)]
     using: RawClass,
     #[serde(default)]
+    lead_in: RawLeadIn,
+    #[serde(default)]
+    ending: RawEnding,
+    #[serde(default)]
     context: RawContext,
     #[serde(default)]
     ambiguous: RawAmbiguous,
@@ -39,6 +43,30 @@ struct RawClass {
     weak_phrases: Vec<String>,
     #[serde(default)]
     repo_flag_commands: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLeadIn {
+    #[serde(default)]
+    testing: Vec<String>,
+    #[serde(default)]
+    learning: Vec<String>,
+    #[serde(default)]
+    using: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEnding {
+    #[serde(default)]
+    before: Vec<String>,
+    #[serde(default)]
+    after: Vec<String>,
+    #[serde(default)]
+    filler: Vec<String>,
+    #[serde(default)]
+    objects: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -70,6 +98,16 @@ pub struct Cues {
     automaton: AhoCorasick,
     /// The class and strength (`true` = strong) of each phrase, by pattern index.
     classes: Vec<(CueClass, bool)>,
+    /// Whether each phrase ends in a preposition, by pattern index.
+    forward: Vec<bool>,
+    /// Lead-in words of headings and list or table lead-ins, and their classes.
+    lead_in: AhoCorasick,
+    lead_in_classes: Vec<CueClass>,
+    /// What ends an edge (see `[ending]` in `rules/cues.toml`), lower-cased, longest first.
+    pub ending_before: Vec<String>,
+    pub ending_after: Vec<String>,
+    pub ending_filler: Vec<String>,
+    pub ending_objects: Vec<String>,
     pub repo_flag_commands: Vec<String>,
     pub repo_words: Vec<String>,
     pub repo_path_segments: Vec<String>,
@@ -88,7 +126,13 @@ pub struct CueHit {
     pub class: CueClass,
     /// A strong cue (from `phrases`) rather than a weak one (`weak_phrases`).
     pub strong: bool,
+    /// The phrase ends in a preposition ("tested on", "pattern from", "inspired by"): it
+    /// is about what follows it, never about a mention before it.
+    pub points_forward: bool,
 }
+
+/// Last words that make a phrase point at what follows it.
+const PREPOSITIONS: [&str; 11] = ["from", "by", "after", "on", "of", "with", "against", "into", "across", "to", "via"];
 
 impl Cues {
     /// The built-in vocabulary, extended by `extra` TOML texts (each labelled for errors).
@@ -108,6 +152,13 @@ impl Cues {
                 into.weak_phrases.extend(from.weak_phrases);
                 into.repo_flag_commands.extend(from.repo_flag_commands);
             }
+            merged.lead_in.testing.extend(raw.lead_in.testing);
+            merged.lead_in.learning.extend(raw.lead_in.learning);
+            merged.lead_in.using.extend(raw.lead_in.using);
+            merged.ending.before.extend(raw.ending.before);
+            merged.ending.after.extend(raw.ending.after);
+            merged.ending.filler.extend(raw.ending.filler);
+            merged.ending.objects.extend(raw.ending.objects);
             merged.context.repo_words.extend(raw.context.repo_words);
             merged.context.repo_path_segments.extend(raw.context.repo_path_segments);
             merged.ambiguous.ids.extend(raw.ambiguous.ids);
@@ -139,10 +190,49 @@ impl Cues {
             .match_kind(MatchKind::LeftmostLongest)
             .build(&phrases)
             .map_err(|e| format!("cue phrases: {e}"))?;
+        let forward = phrases
+            .iter()
+            .map(|p| {
+                p.split_whitespace().count() > 1 && p.rsplit(' ').next().is_some_and(|w| PREPOSITIONS.contains(&w))
+            })
+            .collect();
+        let mut lead_in_phrases: Vec<String> = Vec::new();
+        let mut lead_in_classes = Vec::new();
+        for (class, list) in [
+            (CueClass::Testing, &merged.lead_in.testing),
+            (CueClass::Learning, &merged.lead_in.learning),
+            (CueClass::Using, &merged.lead_in.using),
+        ] {
+            for phrase in list {
+                let phrase = phrase.trim().to_lowercase();
+                if !phrase.is_empty() && !lead_in_phrases.contains(&phrase) {
+                    lead_in_phrases.push(phrase);
+                    lead_in_classes.push(class);
+                }
+            }
+        }
+        let lead_in = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(&lead_in_phrases)
+            .map_err(|e| format!("lead-in phrases: {e}"))?;
         let lower = |v: Vec<String>| v.into_iter().map(|s| s.trim().to_lowercase()).filter(|s| !s.is_empty()).collect();
+        let longest_first = |v: Vec<String>| {
+            let mut v: Vec<String> = lower(v);
+            v.sort_by_key(|p: &String| std::cmp::Reverse(p.len()));
+            v.dedup();
+            v
+        };
         Ok(Cues {
             automaton,
             classes,
+            forward,
+            lead_in,
+            lead_in_classes,
+            ending_before: longest_first(merged.ending.before),
+            ending_after: longest_first(merged.ending.after),
+            ending_filler: lower(merged.ending.filler),
+            ending_objects: lower(merged.ending.objects),
             repo_flag_commands: lower(merged.testing.repo_flag_commands),
             repo_words: lower(merged.context.repo_words),
             repo_path_segments: lower(merged.context.repo_path_segments),
@@ -165,6 +255,21 @@ impl Cues {
         Cues::load(&extra)
     }
 
+    /// The class of a lead-in line (a heading, a bold label, a line ending in ':'): its
+    /// nearest-to-the-end strong cue phrase, else its first lead-in word, else its weak
+    /// cue phrase. `(class, words, strong)`.
+    pub fn lead_in_class(&self, line: &str) -> Option<(CueClass, String, bool)> {
+        let hits = self.find_all(line);
+        if let Some(hit) = hits.iter().rev().find(|h| h.strong) {
+            return Some((hit.class, line[hit.start..hit.end].to_string(), true));
+        }
+        let bytes = line.as_bytes();
+        if let Some(m) = self.lead_in.find_iter(line).find(|m| is_word_boundary(bytes, m.start(), m.end())) {
+            return Some((self.lead_in_classes[m.pattern().as_usize()], line[m.start()..m.end()].to_string(), true));
+        }
+        hits.last().map(|h| (h.class, line[h.start..h.end].to_string(), false))
+    }
+
     /// Every cue phrase in `text` on word boundaries and outside file names, in order.
     pub fn find_all(&self, text: &str) -> Vec<CueHit> {
         let bytes = text.as_bytes();
@@ -173,7 +278,8 @@ impl Cues {
             .filter(|m| is_word_boundary(bytes, m.start(), m.end()) && !in_file_name(bytes, m.start(), m.end()))
             .map(|m| {
                 let (class, strong) = self.classes[m.pattern().as_usize()];
-                CueHit { start: m.start(), end: m.end(), class, strong }
+                let points_forward = self.forward[m.pattern().as_usize()];
+                CueHit { start: m.start(), end: m.end(), class, strong, points_forward }
             })
             .collect()
     }

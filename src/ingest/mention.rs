@@ -10,7 +10,12 @@
 //!   one of the vocabulary's `repo_flag_commands` (`scrape`, `bench`, …);
 //! - an *ambiguous* id (an ordinary word in these logs) needs repo context or a cue;
 //! - a line naming many distinct nodes (a bulk list, a stats table) records its
-//!   mentions without cues.
+//!   mentions without cues;
+//! - a list item or table row with no strong cue of its own inherits the cue of its
+//!   block's lead-in (the heading, bold label or `…:` line right above the list or
+//!   table, or the parent item of a nested list), unless the block names many nodes;
+//! - a removal or contradiction right at the mention ("removed the X dependency",
+//!   "X is no longer used") is an `ending` cue, whatever else the sentence says.
 //!
 //! Architecture Invariant: extraction is a pure function of (text, nodes, cues): no I/O,
 //! no clock, deterministic order (by byte offset).
@@ -162,6 +167,8 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
     }
 
     let cue_hits = cues.find_all(text);
+    let lines: Vec<(usize, usize)> = (0..line_starts.len()).map(|i| (line_starts[i], line_end(i))).collect();
+    let mut blocks = Blocks::default();
     let mut out = Vec::with_capacity(candidates.len());
     let mut i = 0;
     while i < candidates.len() {
@@ -177,7 +184,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         let mut nodes_on_line: Vec<usize> = Vec::new();
         for c in line {
             let (s_start, s_end) = sentence_bounds(text, line_start, line_stop, c.start, c.end);
-            let (cue, strong) = match &c.flag_cue {
+            let (mut cue, mut strong) = match &c.flag_cue {
                 Some(flag) => (Some((CueClass::Testing, flag.clone())), true),
                 None => match nearest_cue(&cue_hits, s_start, s_end, c.start, c.end) {
                     Some(hit) => (Some((hit.class, text[hit.start..hit.end].to_string())), hit.strong),
@@ -186,6 +193,13 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             };
             if c.ambiguous && !c.repo_context && !strong {
                 continue;
+            }
+            if let Some(ending) = ending_cue(text, s_start, s_end, c.start, c.end, cues) {
+                cue = Some((CueClass::Ending, ending));
+                strong = true;
+            } else if !strong && let Some(lead) = blocks.lead_in(line_idx, text, &lines, cues, matcher, skip_node) {
+                cue = Some(lead);
+                strong = true;
             }
             if !nodes_on_line.contains(&c.node) {
                 nodes_on_line.push(c.node);
@@ -216,6 +230,196 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         i = j;
     }
     out
+}
+
+/// The markdown shape of a line, as far as lead-ins go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineShape {
+    Blank,
+    /// A list item (`-`, `*`, `+`, `1.`) at this indentation.
+    Item(usize),
+    TableRow,
+    /// A heading, a bold label (`**Testing:**`) or a line ending in ':': a lead-in.
+    LeadIn,
+    Other,
+}
+
+fn line_shape(line: &str) -> LineShape {
+    let trimmed = line.trim_start();
+    let indent = line.len() - trimmed.len();
+    let trimmed = trimmed.trim_end();
+    if trimmed.is_empty() {
+        return LineShape::Blank;
+    }
+    if trimmed.starts_with('|') {
+        return LineShape::TableRow;
+    }
+    let digits = trimmed.bytes().take_while(u8::is_ascii_digit).count();
+    let bullet = trimmed.starts_with(['-', '*', '+']) && trimmed[1..].starts_with(' ');
+    let numbered = digits > 0 && trimmed[digits..].starts_with(". ");
+    if (bullet && !trimmed.starts_with("**")) || numbered {
+        return LineShape::Item(indent);
+    }
+    if trimmed.starts_with('#') || trimmed.trim_end_matches(['*', '_']).ends_with(':') {
+        return LineShape::LeadIn;
+    }
+    LineShape::Other
+}
+
+/// The lead-ins of list and table blocks, found once per line and remembered.
+#[derive(Default)]
+struct Blocks {
+    /// Line index → the inherited cue of the item or row on it (`None`: nothing to inherit).
+    cache: std::collections::HashMap<usize, Option<(CueClass, String)>>,
+}
+
+/// How far above an item its lead-in may be (a long list is still one block).
+const MAX_BLOCK_LINES: usize = 200;
+
+impl Blocks {
+    fn lead_in(
+        &mut self,
+        line_idx: usize,
+        text: &str,
+        lines: &[(usize, usize)],
+        cues: &Cues,
+        matcher: &NodeMatcher,
+        skip_node: Option<&str>,
+    ) -> Option<(CueClass, String)> {
+        if let Some(known) = self.cache.get(&line_idx) {
+            return known.clone();
+        }
+        let found = find_lead_in(line_idx, text, lines, cues, matcher, skip_node);
+        self.cache.insert(line_idx, found.clone());
+        found
+    }
+}
+
+fn find_lead_in(
+    line_idx: usize,
+    text: &str,
+    lines: &[(usize, usize)],
+    cues: &Cues,
+    matcher: &NodeMatcher,
+    skip_node: Option<&str>,
+) -> Option<(CueClass, String)> {
+    let line_text = |i: usize| &text[lines[i].0..lines[i].1];
+    let shape = line_shape(line_text(line_idx));
+    let indent = match shape {
+        LineShape::Item(indent) => indent,
+        LineShape::TableRow => 0,
+        _ => return None,
+    };
+    // Walk up over the block: items at this indentation or deeper, table rows,
+    // continuation lines; one blank line may sit between the lead-in and the block.
+    let mut i = line_idx;
+    let mut block_start = line_idx;
+    let mut blank_seen = false;
+    let mut indent = indent;
+    let lead = loop {
+        if i == 0 || line_idx - i > MAX_BLOCK_LINES {
+            return None;
+        }
+        i -= 1;
+        let above = line_text(i);
+        match line_shape(above) {
+            LineShape::Item(d) if d >= indent && !blank_seen => block_start = i,
+            LineShape::TableRow if shape == LineShape::TableRow && !blank_seen => block_start = i,
+            LineShape::Item(d) if d < indent && !blank_seen => {
+                // The parent item of a nested list leads it when it ends in ':'; otherwise
+                // the nested list belongs to the parent's list and its lead-in.
+                if above.trim_end().trim_end_matches(['*', '_']).ends_with(':') {
+                    break i;
+                }
+                indent = d;
+                block_start = i;
+            }
+            LineShape::Blank if !blank_seen => blank_seen = true,
+            LineShape::LeadIn => break i,
+            LineShape::Other if !blank_seen && above.starts_with([' ', '\t']) => block_start = i,
+            _ => return None,
+        }
+    };
+    // A block naming many distinct nodes is a bulk list: it inherits nothing.
+    let mut end = line_idx + 1;
+    while end < lines.len() && end - line_idx < MAX_BLOCK_LINES {
+        match line_shape(line_text(end)) {
+            LineShape::Item(d) if d >= indent => end += 1,
+            LineShape::TableRow if shape == LineShape::TableRow => end += 1,
+            _ => break,
+        }
+    }
+    let block = &text[lines[block_start].0..lines[end - 1].1];
+    let mut distinct: Vec<usize> = Vec::new();
+    for m in matcher.automaton.find_iter(block) {
+        let node = matcher.terms[m.pattern().as_usize()].node;
+        if skip_node.is_some_and(|skip| matcher.ids[node].eq_ignore_ascii_case(skip)) {
+            continue;
+        }
+        if !distinct.contains(&node) {
+            distinct.push(node);
+            if distinct.len() >= cues.bulk_min_distinct_nodes {
+                return None;
+            }
+        }
+    }
+    let lead_text = line_text(lead);
+    let (class, words, strong) = cues.lead_in_class(lead_text)?;
+    if !strong || class == CueClass::Plain {
+        return None;
+    }
+    let label = lead_text.trim().trim_start_matches(['#', '-', '*', ' ']).replace("**", "");
+    let label: String = label.chars().take(80).collect();
+    Some((class, format!("{words} (lead-in \"{}\", line {})", label.trim(), lead + 1)))
+}
+
+/// The ending cue of a mention, if a removal or contradiction stands right at it.
+fn ending_cue(text: &str, s_start: usize, s_end: usize, start: usize, end: usize, cues: &Cues) -> Option<String> {
+    let before = text[s_start..start].to_lowercase();
+    let after = text[end..s_end].to_lowercase();
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-'))
+            .filter(|w| !w.is_empty())
+            .map(|w| w.trim_matches('\'').to_string())
+            .collect()
+    };
+    let before_words = words(&before);
+    let after_words = words(&after);
+    let is_filler = |w: &str| cues.ending_filler.iter().any(|f| f == w);
+    let is_object = |w: &str| cues.ending_objects.iter().any(|f| f == w);
+    // The mention ends its clause, or the next word is an object word.
+    let clause_ends_after = {
+        let rest = after.trim_start_matches(['`', '*', '"', '\'', ')', ']']);
+        rest.is_empty()
+            || rest.starts_with([',', '.', ';', ':', '(', '!', '?'])
+            || rest.starts_with(" and ")
+            || rest.starts_with(" - ")
+            || rest.starts_with(" → ")
+            || after_words.first().is_some_and(|w| is_object(w))
+    };
+    if clause_ends_after {
+        let mut n = before_words.len();
+        while n > 0 && is_filler(&before_words[n - 1]) {
+            n -= 1;
+        }
+        let head = before_words[..n].join(" ");
+        for phrase in &cues.ending_before {
+            if head == *phrase || head.ends_with(&format!(" {phrase}")) {
+                return Some(phrase.clone());
+            }
+        }
+    }
+    let mut k = 0;
+    while k < after_words.len() && (is_filler(&after_words[k]) || is_object(&after_words[k])) && k < 3 {
+        k += 1;
+    }
+    let tail = after_words[k..].join(" ");
+    for phrase in &cues.ending_after {
+        if tail == *phrase || tail.starts_with(&format!("{phrase} ")) {
+            return Some(phrase.clone());
+        }
+    }
+    None
 }
 
 fn capitalised_words(text: &str) -> bool {
@@ -341,7 +545,7 @@ fn nearest_cue(hits: &[CueHit], s_start: usize, s_end: usize, start: usize, end:
     hits[first..]
         .iter()
         .take_while(|h| h.end <= s_end)
-        .filter(|h| h.end <= start || h.start >= end)
+        .filter(|h| h.end <= start || (h.start >= end && !h.points_forward))
         .min_by_key(|h| {
             let distance = if h.end <= start { start - h.end } else { h.start - end };
             (!h.strong, distance, h.class)
@@ -487,6 +691,51 @@ mod tests {
         let long = format!("{} dojo {}", "word ".repeat(200), "more ".repeat(200));
         let found = extract(&long, &matcher, &cues, None);
         assert!(found[0].sentence.len() <= MAX_SENTENCE + 16 && found[0].sentence.contains("dojo"));
+    }
+
+    #[test]
+    fn ending_cues_stand_right_at_the_mention() {
+        let ending = |text: &str| -> Vec<(String, String)> {
+            let (matcher, cues) = world();
+            extract(text, &matcher, &cues, Some("patina"))
+                .into_iter()
+                .filter(|m| m.cue_class == CueClass::Ending)
+                .map(|m| (matcher.node_id(m.node).to_string(), m.cue))
+                .collect()
+        };
+        assert_eq!(
+            ending("- Removed the duckdb dependency from Cargo.toml"),
+            vec![("duckdb".into(), "removed".into())]
+        );
+        assert_eq!(ending("We migrated away from duckdb."), vec![("duckdb".into(), "migrated away from".into())]);
+        assert_eq!(
+            ending("The dagger integration is no longer used"),
+            vec![("dagger".into(), "is no longer used".into())]
+        );
+        assert_eq!(ending("Replaced duckdb with dagger"), vec![("duckdb".into(), "replaced".into())]);
+        assert!(ending("Removed dead code from the dagger module").is_empty());
+        assert!(ending("parse time for SDL dropped from 7s to 2s").is_empty());
+        assert!(ending("Removed all deprecated dagger template files").is_empty());
+    }
+
+    #[test]
+    fn list_items_and_table_rows_inherit_the_lead_in() {
+        let (matcher, cues) = world();
+        let text = "### Benchmarks\n\n- SDL: 84k symbols\n  - dojo nested: 1k\n\nNotes:\n- dagger was fine\n\
+                    | repo | n |\n|---|---|\n| duckdb | 3 |\n";
+        let found = extract(text, &matcher, &cues, Some("patina"));
+        let classes: Vec<(&str, CueClass)> = found.iter().map(|m| (matcher.node_id(m.node), m.cue_class)).collect();
+        assert_eq!(
+            classes,
+            vec![
+                ("SDL", CueClass::Testing),
+                ("dojo", CueClass::Testing),
+                ("dagger", CueClass::Plain),
+                ("duckdb", CueClass::Plain),
+            ],
+            "a list under a heading inherits, a nested item too; \"Notes:\" says nothing; a table right after a list \
+             without its own lead-in inherits nothing"
+        );
     }
 
     #[test]

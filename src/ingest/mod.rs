@@ -14,6 +14,7 @@
 
 pub mod belief;
 pub mod bench_log;
+pub mod candidates;
 pub mod cues;
 pub mod manifest;
 pub mod mention;
@@ -35,7 +36,7 @@ use cues::Cues;
 use mention::NodeMatcher;
 
 /// Bump when extraction changes, so cached files are read again.
-const EXTRACTOR_VERSION: &[u8] = b"ingest-v1";
+const EXTRACTOR_VERSION: &[u8] = b"ingest-v2";
 
 const INGEST_FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("ingest_files");
 
@@ -391,6 +392,56 @@ fn log_hashes(log: &EventLog<'_>, seqs: &[u64]) -> Result<Vec<ContentHash>, Erro
         }
     }
     Ok(out)
+}
+
+/// Repos the registry does not know, referenced as `owner/name` in the session logs
+/// ingested so far (the files of the ingest cache, read again; a file gone or unreadable
+/// since is reported and skipped). Never adds a node.
+pub fn candidates(store: &Store, max_file_bytes: u64) -> Result<(candidates::Candidates, Vec<Skipped>), Error> {
+    let log = EventLog::new(store);
+    let nodes = log.nodes()?;
+    let mut known: HashSet<String> = HashSet::new();
+    for node in nodes.values() {
+        known.insert(node.id.to_lowercase());
+        for alias in node.aliases.iter().chain(&node.packages) {
+            let alias = alias.to_lowercase();
+            if let Some((_, name)) = alias.split_once('/') {
+                known.insert(name.to_string());
+            }
+            known.insert(alias);
+        }
+    }
+    let files: Vec<String> = {
+        let txn = store.db.begin_read()?;
+        match txn.open_table(INGEST_FILES) {
+            Ok(table) => {
+                let mut out = Vec::new();
+                for entry in redb::ReadableTable::iter(&table)? {
+                    out.push(entry?.0.value().to_string());
+                }
+                out
+            }
+            Err(redb::TableError::TableDoesNotExist(_)) => Vec::new(),
+            Err(err) => return Err(err.into()),
+        }
+    };
+    let mut found = candidates::Candidates::default();
+    let mut skipped = Vec::new();
+    for file in files {
+        let path = Path::new(&file);
+        if input_kind(path) != Some(InputKind::Session) {
+            continue;
+        }
+        let text = match read::read_bytes(path, max_file_bytes).and_then(read::decode) {
+            Ok((text, _)) => text,
+            Err(err) => {
+                skipped.push(Skipped { path: file.clone(), reason: err.to_string() });
+                continue;
+            }
+        };
+        found.add(&file, candidates::find(&text, |n| known.contains(n)));
+    }
+    Ok((found, skipped))
 }
 
 fn cached_fingerprint(log_store: &Store, path: &str) -> Result<Option<[u8; 32]>, Error> {

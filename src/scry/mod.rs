@@ -80,7 +80,11 @@ pub struct World {
     pub nodes: BTreeMap<String, NodeRegistered>,
     pub indexed: BTreeSet<String>,
     pub edges: BTreeMap<String, Vec<Edge>>,
+    /// Per project: the out-edges of its neighbours (routing's second hop).
+    pub second_hop: BTreeMap<String, Vec<Edge>>,
     pub evidence: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+    /// Domains that name a language (`rules/graph.toml`).
+    pub languages: Vec<String>,
     /// The live beliefs, observations and relations (the knowledge channel).
     pub knowledge: crate::knowledge::Knowledge,
 }
@@ -98,7 +102,8 @@ impl World {
         let indexed =
             nodes.keys().filter(|id| index::live_generation_name(&home.repo_dir(id)).is_some()).cloned().collect();
         let knowledge = crate::knowledge::Knowledge::load(&log)?;
-        let mut world = World { nodes, indexed, knowledge, ..World::default() };
+        let languages = crate::graph::Params::builtin().languages.clone();
+        let mut world = World { nodes, indexed, knowledge, languages, ..World::default() };
         world.add_projects(store, projects)?;
         Ok(world)
     }
@@ -133,6 +138,12 @@ impl World {
             }
             let out = crate::graph::store::out_edges(store, project)?;
             let evidence = edge_evidence(&log, project, out.iter().map(|e| e.to.clone()))?;
+            let mut second = Vec::new();
+            let neighbours: BTreeSet<&str> = out.iter().map(|e| e.to.as_str()).collect();
+            for neighbour in neighbours {
+                second.extend(crate::graph::store::out_edges(store, neighbour)?);
+            }
+            world.second_hop.insert(project.to_string(), second);
             world.evidence.insert(project.to_string(), evidence);
             world.edges.insert(project.to_string(), out);
         }
@@ -326,6 +337,10 @@ pub fn plan(searcher: &mut Searcher, world: &World, choice: &RouteChoice, query:
     };
     let no_edges = Vec::new();
     let no_evidence = BTreeMap::new();
+    let second_hop = match &project {
+        Some(p) if mode == route::Mode::Graph => world.second_hop.get(p).unwrap_or(&no_edges),
+        _ => &no_edges,
+    };
     let (edges, evidence) = match &project {
         Some(p) => (
             world.edges.get(p).unwrap_or(&no_edges),
@@ -340,7 +355,14 @@ pub fn plan(searcher: &mut Searcher, world: &World, choice: &RouteChoice, query:
         project.as_deref(),
         query,
         &mode,
-        route::RouteWorld { nodes: &world.nodes, indexed: &world.indexed, edges, evidence },
+        route::RouteWorld {
+            nodes: &world.nodes,
+            indexed: &world.indexed,
+            edges,
+            evidence,
+            second_hop,
+            languages: &world.languages,
+        },
         &route::RouteOptions::default(),
         |repo| selected.get(repo).copied(),
     );

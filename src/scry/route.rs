@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::event::{EdgeType, NodeRegistered};
+use crate::event::{EdgeType, NodeKind, NodeRegistered};
 use crate::graph::Edge;
 
 /// Edge types a query may be routed along.
@@ -27,6 +27,14 @@ pub const ROUTE_TYPES: [EdgeType; 4] = [EdgeType::Uses, EdgeType::LearnsFrom, Ed
 pub const NAMED_PRIOR: f64 = 1.15;
 /// How much a connected repo's routing score follows its edge weight (0: not at all).
 const EDGE_SHARE: f64 = 0.5;
+/// A repo two hops away (project → A → B, or A and B sharing a specific domain) scores
+/// this share of a direct neighbour's score ...
+const HOP_DECAY: f64 = 0.5;
+/// ... and is admitted only when the query's content agrees strongly: its content
+/// pre-score is at least this share of the best candidate's.
+const HOP_MIN_CONTENT: f64 = 0.75;
+/// A shared specific domain links two references like an edge of this weight.
+const DOMAIN_HOP_WEIGHT: f64 = 0.5;
 
 /// How to choose repos.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -177,6 +185,66 @@ pub struct RouteWorld<'a> {
     /// Per repo: what the project's events say it did with it (mention sentences,
     /// dependencies, suites; see `scry::edge_evidence`).
     pub evidence: &'a BTreeMap<String, Vec<String>>,
+    /// The out-edges of the project's neighbours (the second hop).
+    pub second_hop: &'a [Edge],
+    /// Domains that name a language: sharing one links nothing (`rules/graph.toml`).
+    pub languages: &'a [String],
+}
+
+/// The repos two hops from `project`, each with its strongest path: (strength, path).
+/// A hop goes along a stored routable edge of a neighbour, or to a reference that shares
+/// a specific (non-language) domain with a neighbour ("dojo's sibling starknet-foundry").
+fn two_hops<'a>(
+    project: &str,
+    direct: &BTreeMap<&'a str, &'a Edge>,
+    world: &RouteWorld<'a>,
+) -> BTreeMap<&'a str, (f64, String)> {
+    let mut out: BTreeMap<&'a str, (f64, String)> = BTreeMap::new();
+    let mut offer = |to: &'a str, strength: f64, path: String| {
+        if to == project || direct.contains_key(to) {
+            return;
+        }
+        let entry = out.entry(to).or_insert((0.0, String::new()));
+        if strength > entry.0 {
+            *entry = (strength, path);
+        }
+    };
+    for e2 in world.second_hop.iter().filter(|e| ROUTE_TYPES.contains(&e.edge_type)) {
+        if let Some(e1) = direct.get(e2.from.as_str()) {
+            let path = format!(
+                "{} {} {} ({:.2}) → {} {} {} ({:.2})",
+                e1.from, e1.edge_type, e1.to, e1.weight, e2.from, e2.edge_type, e2.to, e2.weight
+            );
+            offer(e2.to.as_str(), e1.weight * e2.weight, path);
+        }
+    }
+    let specific = |n: &NodeRegistered| -> BTreeSet<String> {
+        n.domains.iter().map(|d| d.to_lowercase()).filter(|d| !world.languages.iter().any(|l| l == d)).collect()
+    };
+    for (a, e1) in direct {
+        let Some(node_a) = world.nodes.get(*a) else { continue };
+        let domains_a = specific(node_a);
+        if domains_a.is_empty() {
+            continue;
+        }
+        for (b, node_b) in world.nodes.range::<str, _>(..).filter(|(_, n)| n.kind == NodeKind::Reference) {
+            let shared: Vec<String> = specific(node_b).intersection(&domains_a).cloned().collect();
+            if !shared.is_empty() && b != a {
+                let path = format!(
+                    "{} {} {} ({:.2}) → {} and {} share domain {}",
+                    e1.from,
+                    e1.edge_type,
+                    e1.to,
+                    e1.weight,
+                    a,
+                    b,
+                    shared.join(", ")
+                );
+                offer(b.as_str(), e1.weight * DOMAIN_HOP_WEIGHT, path);
+            }
+        }
+    }
+    out
 }
 
 /// How well the query matches what the project did with each repo (its edge evidence):
@@ -250,7 +318,7 @@ pub fn route(
     options: &RouteOptions,
     mut prescore: impl FnMut(&str) -> Option<f64>,
 ) -> Route {
-    let RouteWorld { nodes, indexed, edges, evidence } = world;
+    let RouteWorld { nodes, indexed, edges, evidence, .. } = world;
     let mut searched = Vec::new();
     let mut skipped = Vec::new();
     if let Some(p) = project {
@@ -314,6 +382,11 @@ pub fn route(
         searched.push(Routed { repo: (*r).clone(), prior: NAMED_PRIOR, score: 1.0, reason });
     }
 
+    // Two hops away: admitted below only when the content agrees strongly.
+    let hops = match project {
+        Some(p) if !best_edge.is_empty() => two_hops(p, &best_edge, &world),
+        _ => BTreeMap::new(),
+    };
     // Relevance: registry topicality and the selection pre-score (normalised over the
     // candidates, so the best-matching candidate has 1).
     let candidates: Vec<&String> = others
@@ -322,6 +395,7 @@ pub fn route(
         .filter(|r| !named.contains(r))
         .filter(|r| {
             best_edge.contains_key(r.as_str())
+                || hops.contains_key(r.as_str())
                 || (!best_edge.is_empty()
                     && nodes.get(*r).is_some_and(|n| topical(&query_words, n) >= options.unconnected_relevance))
         })
@@ -359,11 +433,28 @@ pub fn route(
                 let reason = format!("via {} {} {}, weight {:.2}; {terms}", e.from, e.edge_type, e.to, e.weight);
                 scored.push((score, r, reason, relevance));
             }
-            None => {
-                let score = 0.5 * relevance;
-                let reason = format!("query matches its registry entry ({terms}; no edge from the project)");
-                scored.push((score, r, reason, relevance));
-            }
+            None => match hops.get(r.as_str()) {
+                Some((strength, path)) if lexical >= HOP_MIN_CONTENT && relevance >= options.min_relevance => {
+                    let score = HOP_DECAY * relevance * (1.0 - EDGE_SHARE + EDGE_SHARE * strength);
+                    let reason = format!("2 hops: {path}; {terms}");
+                    scored.push((score, r, reason, relevance));
+                }
+                Some((_, path))
+                    if !nodes.get(&r).is_some_and(|n| topical(&query_words, n) >= options.unconnected_relevance) =>
+                {
+                    skipped.push(Skipped {
+                        repo: r.clone(),
+                        reason: format!(
+                            "2 hops ({path}) but the content does not agree strongly ({terms}; content needs ≥ {HOP_MIN_CONTENT:.2})"
+                        ),
+                    });
+                }
+                _ => {
+                    let score = 0.5 * relevance;
+                    let reason = format!("query matches its registry entry ({terms}; no edge from the project)");
+                    scored.push((score, r, reason, relevance));
+                }
+            },
         }
     }
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -439,6 +530,9 @@ mod tests {
             weight: w,
             firings: vec![Firing { rule: "x".into(), term: w, detail: String::new(), units: vec![] }],
             feedback: None,
+            valid_from: None,
+            valid_until: None,
+            endings: vec![],
         }
     }
 
@@ -473,7 +567,14 @@ mod tests {
     fn route_of(query: &str) -> Route {
         let (nodes, indexed, edges) = world();
         let evidence = BTreeMap::new();
-        let world = RouteWorld { nodes: &nodes, indexed: &indexed, edges: &edges, evidence: &evidence };
+        let world = RouteWorld {
+            nodes: &nodes,
+            indexed: &indexed,
+            edges: &edges,
+            evidence: &evidence,
+            second_hop: &[],
+            languages: &[],
+        };
         route(Some("patina"), query, &Mode::Graph, world, &RouteOptions::default(), |_| None)
     }
 
@@ -507,7 +608,14 @@ mod tests {
     fn no_edges_means_local_only() {
         let (nodes, indexed, _) = world();
         let evidence = BTreeMap::new();
-        let world = RouteWorld { nodes: &nodes, indexed: &indexed, edges: &[], evidence: &evidence };
+        let world = RouteWorld {
+            nodes: &nodes,
+            indexed: &indexed,
+            edges: &[],
+            evidence: &evidence,
+            second_hop: &[],
+            languages: &[],
+        };
         let r =
             route(Some("patina"), "ECS world storage", &Mode::Graph, world, &RouteOptions::default(), |_| Some(1.0));
         assert_eq!(r.repos(), vec!["patina"]);
@@ -530,7 +638,14 @@ mod tests {
             [("scryer-prolog".to_string(), vec!["Embedded the Prolog interpreter for rule queries".to_string()])]
                 .into_iter()
                 .collect();
-        let world = RouteWorld { nodes: &nodes, indexed: &indexed, edges: &edges, evidence: &evidence };
+        let world = RouteWorld {
+            nodes: &nodes,
+            indexed: &indexed,
+            edges: &edges,
+            evidence: &evidence,
+            second_hop: &[],
+            languages: &[],
+        };
         let content = |r: &str| Some(if r == "scryer-prolog" { 1.0 } else { 0.1 });
         let r = route(
             Some("patina"),
@@ -557,7 +672,14 @@ mod tests {
         .into_iter()
         .map(|(r, t)| (r.to_string(), vec![t.to_string()]))
         .collect();
-        let world = RouteWorld { nodes: &nodes, indexed: &indexed, edges: &edges, evidence: &evidence };
+        let world = RouteWorld {
+            nodes: &nodes,
+            indexed: &indexed,
+            edges: &edges,
+            evidence: &evidence,
+            second_hop: &[],
+            languages: &[],
+        };
         // Equal content scores everywhere: only the evidence tells SDL apart.
         let r = route(Some("patina"), "parser symbols stress", &Mode::Graph, world, &RouteOptions::default(), |_| {
             Some(0.5)
