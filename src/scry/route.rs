@@ -707,6 +707,50 @@ mod tests {
     }
 
     #[test]
+    fn a_repo_two_hops_away_needs_strong_content_agreement() {
+        let (mut nodes, mut indexed, edges) = world();
+        let foundry = node("starknet-foundry", &["rust", "cairo", "starknet"], "Starknet testing toolchain", &[]);
+        nodes.insert(foundry.id.clone(), foundry);
+        indexed.insert("starknet-foundry".to_string());
+        let evidence = BTreeMap::new();
+        let languages = vec!["rust".to_string(), "cairo".to_string(), "c".to_string()];
+        let world = RouteWorld {
+            nodes: &nodes,
+            indexed: &indexed,
+            edges: &edges,
+            evidence: &evidence,
+            second_hop: &[],
+            languages: &languages,
+        };
+        // The content pre-score says the answer is in starknet-foundry.
+        let strong = |r: &str| Some(if r == "starknet-foundry" { 1.0 } else { 0.2 });
+        let r = route(
+            Some("patina"),
+            "cheatcode for block timestamp",
+            &Mode::Graph,
+            world,
+            &RouteOptions::default(),
+            strong,
+        );
+        assert!(r.repos().contains(&"starknet-foundry".to_string()), "{r:?}");
+        let reason = r.reason("starknet-foundry").unwrap();
+        assert!(
+            reason
+                .starts_with("2 hops: patina TESTS_WITH dojo (0.98) → dojo and starknet-foundry share domain starknet"),
+            "{reason}"
+        );
+        // Weak agreement: left out, and the route says why.
+        let weak = |r: &str| Some(if r == "starknet-foundry" { 0.3 } else { 1.0 });
+        let r =
+            route(Some("patina"), "cheatcode for block timestamp", &Mode::Graph, world, &RouteOptions::default(), weak);
+        assert!(!r.repos().contains(&"starknet-foundry".to_string()), "{r:?}");
+        assert!(r.skipped.iter().any(|s| s.repo == "starknet-foundry" && s.reason.contains("does not agree strongly")));
+        // A shared language is no path: SDL (c) reaches nothing new through `c`.
+        let hops = two_hops("patina", &[("SDL", &edges[1])].into_iter().collect(), &world);
+        assert!(hops.is_empty(), "{hops:?}");
+    }
+
+    #[test]
     fn routing_words_are_the_index_terms() {
         assert_eq!(words("How does the parser handle games?"), crate::search::text::query_terms("parser games"));
         assert_eq!(words("parsing"), words("parses"));
