@@ -67,9 +67,9 @@ fn appending_makes_an_edge_and_deleting_removes_it() {
     let home = Home::new();
     let dir = world(&home);
     let log = dir.join("20260201-100000.md");
-    write(&log, "# Session: a\n**ID**: 20260201-100000\n- Stress tested the quickparse repo.\n");
+    write(&log, "# Session: a\n**ID**: 20260201-100000\n- Scraped the quickparse repo.\n");
     let watcher = Watcher::start(&home, &[dir.to_str().unwrap(), "--project", "atlas"]);
-    assert!(!has_edge(&home, "atlas", "TESTS_WITH", "quickparse"), "one session is not enough");
+    assert!(!has_edge(&home, "atlas", "TESTS_WITH", "quickparse"), "a weak cue alone is not enough");
     // A second session appears and is appended to while watch runs.
     let second = dir.join("20260202-100000.md");
     write(&second, "# Session: b\n**ID**: 20260202-100000\n");
