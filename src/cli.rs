@@ -28,6 +28,9 @@ pub enum Command {
     Mother(MotherArgs),
     /// Serve the graph to an LLM agent over MCP (stdio)
     Mcp,
+    /// The mother daemon: scry and the graph over HTTP/JSON, with the model, indexes and
+    /// routing world kept warm (loopback only unless --allow-remote with a token)
+    Serve(ServeArgs),
     /// Benchmarks of the product itself
     Bench(BenchArgs),
     /// Repositories: register and index them for search
@@ -46,6 +49,32 @@ pub enum Command {
     Relate(RelateArgs),
     /// Remove relations from FROM to TO (of one type, or all)
     Unrelate(UnrelateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address and port to listen on
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:50051")]
+    pub bind: std::net::SocketAddr,
+    /// Also listen on this Unix socket [default: $PATINA_HOME/mother/serve.sock]
+    #[arg(long, value_name = "PATH")]
+    pub socket: Option<PathBuf>,
+    /// TCP only, no Unix socket
+    #[arg(long, conflicts_with = "socket")]
+    pub no_socket: bool,
+    /// Require `Authorization: Bearer TOKEN` on every request
+    #[arg(long, env = "PATINA_MOTHER_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// Allow binding a non-loopback address (a token is required too)
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// Keep the graph current in-process too: watch the registered repos' session logs
+    /// (as `patina mother watch` does)
+    #[arg(long)]
+    pub watch: bool,
+    /// One line per request on stderr (method, path, status, milliseconds)
+    #[arg(long)]
+    pub log: bool,
 }
 
 #[derive(Debug, Args)]

@@ -11,6 +11,7 @@ mod models;
 mod mother;
 mod repo;
 mod scry;
+mod serve;
 mod watch;
 
 use std::process::ExitCode;
@@ -58,6 +59,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             crate::mcp::serve(ctx.home.clone()).context("serving MCP")?;
             exit::OK
         }
+        Command::Serve(args) => serve::run(&mut ctx, args)?,
         Command::Repo(args) => repo::run(&mut ctx, args.command)?,
         Command::Scry(args) => scry::run(&mut ctx, args)?,
         Command::Models(args) => models::run(&mut ctx, args.command)?,

@@ -6,14 +6,34 @@ use anyhow::Context;
 
 use super::{Invocation, exit};
 use crate::cli::ScryArgs;
+use crate::daemon::client::{ClientError, MotherClient};
 use crate::scry::route;
 use crate::scry::{self, Detail};
 use crate::search::fuse::ChannelScore;
 use crate::search::{Channels, Hit, Searcher};
 
+/// The configured mother daemon, if it answers; `None` (after one notice) if it does not.
+fn daemon_answer(path: &str, body: serde_json::Value) -> anyhow::Result<Option<serde_json::Value>> {
+    let Some(client) = MotherClient::configured() else { return Ok(None) };
+    match client.post(path, &body) {
+        Ok(value) => Ok(Some(value)),
+        Err(ClientError::Unreachable { url, why }) => {
+            eprintln!("patina: the mother daemon at {url} is unreachable ({why}); working in-process");
+            Ok(None)
+        }
+        Err(refused) => Err(refused.into()),
+    }
+}
+
 pub fn run(ctx: &mut Invocation, args: ScryArgs) -> anyhow::Result<u8> {
     if let Some(detail) = &args.detail {
         let (query_id, rank, part) = query_and_rank(detail, "--detail")?;
+        let body = serde_json::json!({ "query_id": query_id, "rank": rank, "part": part });
+        if let Some(value) = daemon_answer("/scry/detail", body)? {
+            let detail: Detail = serde_json::from_value(value).context("reading the daemon's answer")?;
+            print_detail(ctx, &detail)?;
+            return Ok(exit::OK);
+        }
         // A belief or observation in the results is shown from the log.
         if let Ok(stored) = scry::stored_query(&ctx.home, query_id)
             && let Some(hit) = rank.checked_sub(1).and_then(|i| stored.hits.get(i))
@@ -37,20 +57,15 @@ pub fn run(ctx: &mut Invocation, args: ScryArgs) -> anyhow::Result<u8> {
     if args.limit == 0 {
         anyhow::bail!("--limit must be at least 1");
     }
-    let mut searcher = if args.lexical_only { Searcher::lexical_only(&ctx.home) } else { Searcher::new(&ctx.home) };
     let cwd = std::env::current_dir().context("reading the current directory")?;
-    let choice = scry::RouteChoice { project: args.project.clone(), repos: args.repos.clone(), all: args.all };
-    let store = ctx.open_store()?;
-    let (world, choice) = scry::World::for_query(&store, &ctx.home, choice, &cwd)?;
-    drop(store);
-    let mut request = scry::Query::new(&query, choice, args.limit);
-    request.knowledge = !args.no_beliefs;
-    let result = scry::run(&ctx.home, &mut searcher, &world, &request).map_err(|e| match e {
-        scry::ScryError::Route(why) if why.starts_with("not inside") => {
-            anyhow::anyhow!("{} is {why}", cwd.display())
-        }
-        e => anyhow::Error::new(e).context("searching"),
-    })?;
+    let body = serde_json::json!({
+        "query": query, "project": args.project, "cwd": cwd.display().to_string(), "repos": args.repos,
+        "all": args.all, "limit": args.limit, "lexical_only": args.lexical_only, "no_beliefs": args.no_beliefs,
+    });
+    let result = match daemon_answer("/scry", body)? {
+        Some(value) => serde_json::from_value(value).context("reading the daemon's answer")?,
+        None => search_in_process(ctx, &args, &query, &cwd)?,
+    };
     for warning in &result.result.warnings {
         eprintln!("patina: {warning}");
     }
@@ -84,6 +99,28 @@ pub fn run(ctx: &mut Invocation, args: ScryArgs) -> anyhow::Result<u8> {
     Ok(if result.result.hits.is_empty() { exit::NOT_FOUND } else { exit::OK })
 }
 
+/// The search in this process: the same `scry::run` the daemon calls.
+fn search_in_process(
+    ctx: &mut Invocation,
+    args: &ScryArgs,
+    query: &str,
+    cwd: &std::path::Path,
+) -> anyhow::Result<scry::Scry> {
+    let mut searcher = if args.lexical_only { Searcher::lexical_only(&ctx.home) } else { Searcher::new(&ctx.home) };
+    let choice = scry::RouteChoice { project: args.project.clone(), repos: args.repos.clone(), all: args.all };
+    let store = ctx.open_store()?;
+    let (world, choice) = scry::World::for_query(&store, &ctx.home, choice, cwd)?;
+    drop(store);
+    let mut request = scry::Query::new(query, choice, args.limit);
+    request.knowledge = !args.no_beliefs;
+    scry::run(&ctx.home, &mut searcher, &world, &request).map_err(|e| match e {
+        scry::ScryError::Route(why) if why.starts_with("not inside") => {
+            anyhow::anyhow!("{} is {why}", cwd.display())
+        }
+        e => anyhow::Error::new(e).context("searching"),
+    })
+}
+
 /// `QUERY_ID RANK` or `QUERY_ID RANK.N` (the N-th other chunk of result RANK).
 fn query_and_rank<'a>(given: &'a [String], flag: &str) -> anyhow::Result<(&'a str, usize, Option<usize>)> {
     let [query_id, rank] = given else { anyhow::bail!("{flag} takes QUERY_ID RANK") };
@@ -96,6 +133,15 @@ fn query_and_rank<'a>(given: &'a [String], flag: &str) -> anyhow::Result<(&'a st
 }
 
 fn feedback(ctx: &mut Invocation, query_id: &str, rank: usize, useful: bool) -> anyhow::Result<u8> {
+    let body = serde_json::json!({ "query_id": query_id, "rank": rank, "useful": useful });
+    if let Some(value) = daemon_answer("/scry/feedback", body)? {
+        if ctx.json {
+            ctx.out.json(&value)?;
+        } else {
+            writeln!(ctx.out, "recorded through the mother daemon: result {rank} of {query_id} ({})", value["repo"])?;
+        }
+        return Ok(exit::OK);
+    }
     let store = ctx.open_store()?;
     let (stored, hit, seq) = scry::feedback(&store, &ctx.home, query_id, rank, useful, crate::event::Source::Cli)?;
     super::graph::refresh_after_write(&store)?;

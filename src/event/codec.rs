@@ -148,6 +148,7 @@ mod tests {
         prop_oneof![
             Just(Source::Cli),
             Just(Source::Mcp),
+            Just(Source::Daemon),
             (text(), any::<u32>(), any::<u32>()).prop_map(|(p, a, b)| Source::file(p, a, b)),
         ]
     }

@@ -155,6 +155,9 @@ pub enum Source {
     File { path: String, start_line: u32, end_line: u32 },
     /// Sent by an agent through the MCP server.
     Mcp,
+    /// Sent to the mother daemon (`patina serve`) over HTTP. (Appended last: the encoding
+    /// of the other sources is unchanged.)
+    Daemon,
 }
 
 impl Source {
@@ -166,7 +169,7 @@ impl Source {
     pub fn path(&self) -> Option<&str> {
         match self {
             Source::File { path, .. } => Some(path),
-            Source::Cli | Source::Mcp => None,
+            Source::Cli | Source::Mcp | Source::Daemon => None,
         }
     }
 }
@@ -176,6 +179,7 @@ impl fmt::Display for Source {
         match self {
             Source::Cli => f.write_str("cli"),
             Source::Mcp => f.write_str("mcp"),
+            Source::Daemon => f.write_str("daemon"),
             Source::File { path, start_line, end_line } if start_line == end_line => {
                 write!(f, "{path}:{start_line}")
             }

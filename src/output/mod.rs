@@ -78,6 +78,7 @@ pub fn source_json(source: &Source) -> Value {
     match source {
         Source::Cli => json!({ "type": "cli" }),
         Source::Mcp => json!({ "type": "mcp" }),
+        Source::Daemon => json!({ "type": "daemon" }),
         Source::File { path, start_line, end_line } => {
             json!({ "type": "file", "path": path, "start_line": start_line, "end_line": end_line })
         }

@@ -58,7 +58,7 @@ pub enum ScryError {
 }
 
 /// A search with its query id.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Scry {
     /// Empty when the query was not recorded (benchmarks).
     pub query_id: String,
@@ -477,7 +477,7 @@ pub fn stored_query(home: &PatinaHome, query_id: &str) -> Result<StoredQuery, Sc
 }
 
 /// Lines around a chunk, from its neighbouring chunks in the index.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Context {
     pub start_line: u32,
     pub end_line: u32,
@@ -485,7 +485,7 @@ pub struct Context {
 }
 
 /// One result in full.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Detail {
     pub query_id: String,
     pub query: String,

@@ -13,7 +13,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::event::{EdgeType, NodeKind, NodeRegistered};
 use crate::graph::Edge;
@@ -69,33 +69,39 @@ impl Default for RouteOptions {
 }
 
 /// A repo the query is routed to.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Routed {
     pub repo: String,
     /// Multiplies the fused scores of the repo's files (which compare across repos):
     /// [`NAMED_PRIOR`] for a repo the query names, 1 otherwise. The local project earns
     /// its place by score; on equal scores it comes first.
     pub prior: f64,
-    /// The routing score that chose it.
+    /// The routing score that chose it (infinite for the local project, `null` in JSON).
+    #[serde(deserialize_with = "null_is_infinite")]
     pub score: f64,
     /// `via patina TESTS_WITH dojo, weight 0.98`, `named in the query`, `local project`.
     pub reason: String,
 }
 
 /// A repo the query is not routed to, and why.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Skipped {
     pub repo: String,
     pub reason: String,
 }
 
 /// The route of one query.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Route {
     pub project: Option<String>,
     /// Invariant: the local project (when indexed) first, then by score.
     pub searched: Vec<Routed>,
     pub skipped: Vec<Skipped>,
+}
+
+/// JSON has no infinity: serde_json writes it as `null`, read back here.
+fn null_is_infinite<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::INFINITY))
 }
 
 impl Route {

@@ -62,7 +62,7 @@ pub struct WeightedRequest {
 }
 
 /// A chunk of a result file: where it is and how each channel scored it.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct ChunkMatch {
     pub start_line: u32,
     pub end_line: u32,
@@ -92,7 +92,7 @@ pub enum HitKind {
 
 /// One result: a file, with its best chunk as the snippet and its fused and
 /// per-channel scores (the channels rank files); or a belief or observation.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Hit {
     pub kind: HitKind,
     pub repo: String,
@@ -118,7 +118,7 @@ pub struct Hit {
 }
 
 /// Which channels answered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Channels {
     Fused,
@@ -126,7 +126,7 @@ pub enum Channels {
     SemanticOnly,
 }
 
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct SearchResult {
     pub hits: Vec<Hit>,
     pub channels: Channels,

@@ -26,7 +26,14 @@ impl Home {
     /// A `patina` command with `--home` set and a short lock wait.
     pub fn cmd(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_patina"));
-        cmd.args(args).arg("--home").arg(self.path()).env("PATINA_LOCK_WAIT", "2").env_remove("PATINA_HOME");
+        // No mother daemon unless a test starts one (inside a container the default would
+        // be host.docker.internal).
+        cmd.args(args)
+            .arg("--home")
+            .arg(self.path())
+            .env("PATINA_LOCK_WAIT", "2")
+            .env("PATINA_MOTHER_URL", "off")
+            .env_remove("PATINA_HOME");
         cmd
     }
 
