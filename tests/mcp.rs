@@ -21,6 +21,7 @@ fn official_python_client_uses_every_tool() {
         .arg(env!("CARGO_BIN_EXE_patina"))
         .arg(home.path())
         .env("PATINA_LOCK_WAIT", "10")
+        .env("PATINA_MOTHER_URL", "off")
         .output()
         .unwrap();
     assert!(out.status.success(), "client failed:\n{}\n{}", util::stdout(&out), util::stderr(&out));

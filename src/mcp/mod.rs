@@ -491,6 +491,25 @@ impl PatinaServer {
             check_all("repos", &args.repos)?;
             let limit = args.limit.unwrap_or(8).clamp(1, 50);
             let max_tokens = args.max_tokens.unwrap_or(1200).clamp(100, 20_000);
+            // Through the mother daemon when one is configured and answers (same results).
+            if let Some(client) = crate::daemon::client::MotherClient::configured() {
+                let body = serde_json::json!({
+                    "query": args.query, "project": args.project, "repos": args.repos.clone().unwrap_or_default(),
+                    "cwd": server.cwd.display().to_string(), "limit": limit,
+                });
+                match client.post("/scry", &body) {
+                    Ok(value) => {
+                        let result: scry::Scry = serde_json::from_value(value)?;
+                        return Ok(text(snippets(&result, max_tokens)));
+                    }
+                    Err(crate::daemon::client::ClientError::Unreachable { url, why }) => {
+                        eprintln!(
+                            "patina mcp: the mother daemon at {url} is unreachable ({why}); searching in-process"
+                        );
+                    }
+                    Err(refused) => return Err(refused.into()),
+                }
+            }
             let mut guard = server
                 .searcher
                 .lock()
