@@ -233,6 +233,20 @@ pub struct ScryArgs {
     /// Print one result of an earlier query in full, with context
     #[arg(long, num_args = 2, value_names = ["QUERY_ID", "RANK"], conflicts_with_all = ["query", "repos", "all"])]
     pub detail: Option<Vec<String>>,
+    /// Local first: search the project alone, and ask the mother (graph-routed repos and
+    /// persona beliefs) only when that finds nothing or its best score is below the
+    /// threshold; results are tagged [PROJECT], [PERSONA-<DOMAIN>] or [PERSONA]
+    #[arg(long, conflicts_with_all = ["repos", "all"])]
+    pub persona: bool,
+    /// Ask the mother only (skip the local search)
+    #[arg(long, conflicts_with_all = ["repos", "all"])]
+    pub persona_only: bool,
+    /// The best local score below which --persona asks the mother
+    #[arg(long, value_name = "SCORE", default_value_t = crate::scry::persona::DEFAULT_THRESHOLD)]
+    pub persona_threshold: f32,
+    /// Print why each belief from elsewhere is [ADOPTABLE] or a [REFERENCE]
+    #[arg(long)]
+    pub show_adoptability: bool,
 }
 
 #[derive(Debug, Args)]

@@ -7,6 +7,7 @@ use anyhow::Context;
 use super::{Invocation, exit};
 use crate::cli::ScryArgs;
 use crate::daemon::client::{ClientError, MotherClient};
+use crate::knowledge::persona::Adoptability;
 use crate::scry::route;
 use crate::scry::{self, Detail};
 use crate::search::fuse::ChannelScore;
@@ -58,11 +59,21 @@ pub fn run(ctx: &mut Invocation, args: ScryArgs) -> anyhow::Result<u8> {
         anyhow::bail!("--limit must be at least 1");
     }
     let cwd = std::env::current_dir().context("reading the current directory")?;
+    let persona = args.persona || args.persona_only;
     let body = serde_json::json!({
         "query": query, "project": args.project, "cwd": cwd.display().to_string(), "repos": args.repos,
         "all": args.all, "limit": args.limit, "lexical_only": args.lexical_only, "no_beliefs": args.no_beliefs,
     });
-    let result = match daemon_answer("/scry", body)? {
+    let (path, body) = if persona {
+        let body = serde_json::json!({
+            "query": query, "project": args.project, "cwd": cwd.display().to_string(), "limit": args.limit,
+            "lexical_only": args.lexical_only, "persona_only": args.persona_only, "threshold": args.persona_threshold,
+        });
+        ("/persona/query", body)
+    } else {
+        ("/scry", body)
+    };
+    let result: scry::Scry = match daemon_answer(path, body)? {
         Some(value) => serde_json::from_value(value).context("reading the daemon's answer")?,
         None => search_in_process(ctx, &args, &query, &cwd)?,
     };
@@ -88,7 +99,26 @@ pub fn run(ctx: &mut Invocation, args: ScryArgs) -> anyhow::Result<u8> {
         if args.explain_route {
             print_route(ctx, &result.route)?;
         }
+        if let Some(persona) = &result.persona {
+            writeln!(ctx.out, "persona: {persona}")?;
+        }
         for (i, hit) in result.result.hits.iter().enumerate() {
+            if let Some(tag) = result.tags.get(i) {
+                let verdict = match result.adoptability.get(i).and_then(Option::as_ref) {
+                    Some(a @ Adoptability::Adoptable { .. }) => format!(" [{}]", a.tag()),
+                    Some(a @ Adoptability::Reference { conflicts_with, .. }) => {
+                        format!(" [{}] may conflict with {conflicts_with}", a.tag())
+                    }
+                    None => String::new(),
+                };
+                writeln!(ctx.out, "     [{tag}]{verdict}")?;
+                if args.show_adoptability
+                    && let Some(Some(Adoptability::Adoptable { why } | Adoptability::Reference { why, .. })) =
+                        result.adoptability.get(i)
+                {
+                    writeln!(ctx.out, "     adoptability: {}", crate::output::printable(why))?;
+                }
+            }
             let provenance = result.provenance.get(i).map(String::as_str).unwrap_or("");
             print_hit(ctx, i + 1, hit, result.route.reason(&hit.repo).unwrap_or(""), provenance)?;
         }
@@ -113,7 +143,14 @@ fn search_in_process(
     drop(store);
     let mut request = scry::Query::new(query, choice, args.limit);
     request.knowledge = !args.no_beliefs;
-    scry::run(&ctx.home, &mut searcher, &world, &request).map_err(|e| match e {
+    let result = if args.persona || args.persona_only {
+        let options =
+            scry::persona::PersonaOptions { threshold: args.persona_threshold, persona_only: args.persona_only };
+        scry::persona::run(&ctx.home, &mut searcher, &world, &request, &options)
+    } else {
+        scry::run(&ctx.home, &mut searcher, &world, &request)
+    };
+    result.map_err(|e| match e {
         scry::ScryError::Route(why) if why.starts_with("not inside") => {
             anyhow::anyhow!("{} is {why}", cwd.display())
         }

@@ -5,6 +5,8 @@
 //! - `POST /scry` `{query, project?, cwd?, repos?, all?, limit?, lexical_only?, no_beliefs?}`:
 //!   the object `patina scry --json` prints;
 //! - `POST /scry/detail` `{query_id, rank, part?}`, `POST /scry/feedback` `{query_id, rank, useful}`;
+//! - `POST /persona/query` `{query, project?, cwd?, limit?, lexical_only?, persona_only?, threshold?}`:
+//!   `scry --persona --json`'s object (local first, the mother when local is weak);
 //! - `POST /graph/neighbors` `{id, direction?, types?, limit?}`, `POST /graph/path`
 //!   `{from, to, max_hops?}`, `GET /graph/stats`, `POST /graph/explain` `{from, type, to, max_events?}`.
 //!
@@ -215,6 +217,40 @@ struct ScryBody {
     no_beliefs: bool,
 }
 
+/// The warm routing world, read again when the store or the repos moved; the searcher's
+/// indexes refreshed.
+fn warm_world<'e>(
+    d: &Daemon,
+    searcher: &mut Searcher,
+    cached: &'e mut Option<(WorldKey, scry::World)>,
+) -> anyhow::Result<&'e mut scry::World> {
+    searcher.refresh();
+    let key = world_key(&d.home);
+    if cached.as_ref().is_none_or(|(k, _)| *k != key) {
+        let store = d.open()?;
+        *cached = Some((key, scry::World::load(&store, &d.home, std::iter::empty())?));
+    }
+    Ok(&mut cached.as_mut().expect("loaded above").1)
+}
+
+/// `choice` with its project found from the client's `cwd`, and that project's edges loaded.
+fn with_project<'w>(
+    d: &Daemon,
+    world: &'w mut scry::World,
+    choice: scry::RouteChoice,
+    cwd: Option<String>,
+) -> anyhow::Result<(&'w scry::World, scry::RouteChoice)> {
+    let cwd = cwd.map(PathBuf::from).unwrap_or_default();
+    let choice = if cwd.as_os_str().is_empty() { choice } else { choice.or_project_at(world, &cwd) };
+    if let Some(project) = choice.project_id(world)
+        && !world.edges.contains_key(&project)
+    {
+        let store = d.open()?;
+        world.add_projects(&store, [project.as_str()])?;
+    }
+    Ok((world, choice))
+}
+
 async fn scry_route(State(d): State<Arc<Daemon>>, given: Result<axum::Json<ScryBody>, JsonRejection>) -> Answer {
     let b = body(given)?;
     let limit = b.limit.unwrap_or(10);
@@ -224,26 +260,56 @@ async fn scry_route(State(d): State<Arc<Daemon>>, given: Result<axum::Json<ScryB
     let value = blocking(move || {
         let mut engine = d.engine.lock().map_err(|_| anyhow::anyhow!("the search engine failed earlier"))?;
         let engine = &mut *engine;
-        engine.searcher.refresh();
-        let key = world_key(&d.home);
-        if engine.world.as_ref().is_none_or(|(k, _)| *k != key) {
-            let store = d.open()?;
-            engine.world = Some((key, scry::World::load(&store, &d.home, std::iter::empty())?));
-        }
-        let world = &mut engine.world.as_mut().expect("loaded above").1;
+        let world = warm_world(&d, &mut engine.searcher, &mut engine.world)?;
         let choice = scry::RouteChoice { project: b.project, repos: b.repos, all: b.all };
-        let cwd = b.cwd.map(PathBuf::from).unwrap_or_default();
-        let choice = if cwd.as_os_str().is_empty() { choice } else { choice.or_project_at(world, &cwd) };
-        if let Some(project) = choice.project_id(world)
-            && !world.edges.contains_key(&project)
-        {
-            let store = d.open()?;
-            world.add_projects(&store, [project.as_str()])?;
-        }
+        let (world, choice) = with_project(&d, world, choice, b.cwd)?;
         let mut query = scry::Query::new(&b.query, choice, limit);
         query.semantic = !b.lexical_only;
         query.knowledge = !b.no_beliefs;
         let result = scry::run(&d.home, &mut engine.searcher, world, &query)?;
+        Ok(serde_json::to_value(&result)?)
+    })
+    .await?;
+    Ok(axum::Json(value))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PersonaBody {
+    query: String,
+    #[serde(default)]
+    project: Option<String>,
+    #[serde(default)]
+    cwd: Option<String>,
+    #[serde(default)]
+    limit: Option<usize>,
+    #[serde(default)]
+    lexical_only: bool,
+    #[serde(default)]
+    persona_only: bool,
+    #[serde(default)]
+    threshold: Option<f32>,
+}
+
+async fn persona_route(State(d): State<Arc<Daemon>>, given: Result<axum::Json<PersonaBody>, JsonRejection>) -> Answer {
+    let b = body(given)?;
+    let limit = b.limit.unwrap_or(10);
+    if limit == 0 || limit > 200 {
+        return Err(Failure(StatusCode::BAD_REQUEST, format!("limit must be 1..=200, not {limit}")));
+    }
+    let value = blocking(move || {
+        let mut engine = d.engine.lock().map_err(|_| anyhow::anyhow!("the search engine failed earlier"))?;
+        let engine = &mut *engine;
+        let world = warm_world(&d, &mut engine.searcher, &mut engine.world)?;
+        let choice = scry::RouteChoice { project: b.project, repos: Vec::new(), all: false };
+        let (world, choice) = with_project(&d, world, choice, b.cwd)?;
+        let mut query = scry::Query::new(&b.query, choice, limit);
+        query.semantic = !b.lexical_only;
+        let options = scry::persona::PersonaOptions {
+            threshold: b.threshold.unwrap_or(scry::persona::DEFAULT_THRESHOLD),
+            persona_only: b.persona_only,
+        };
+        let result = scry::persona::run(&d.home, &mut engine.searcher, world, &query, &options)?;
         Ok(serde_json::to_value(&result)?)
     })
     .await?;
@@ -460,6 +526,7 @@ fn router(daemon: Arc<Daemon>) -> Router {
         .route("/scry", post(scry_route))
         .route("/scry/detail", post(detail_route))
         .route("/scry/feedback", post(feedback_route))
+        .route("/persona/query", post(persona_route))
         .route("/graph/neighbors", post(neighbors_route))
         .route("/graph/path", post(path_route))
         .route("/graph/stats", get(stats_route))

@@ -13,6 +13,7 @@
 //! by the stored chunk id and verified by its content hash; it never opens a path taken
 //! from the user or from the stored query, so no id or rank can reach another file.
 
+pub mod persona;
 pub mod route;
 pub mod store;
 
@@ -70,6 +71,17 @@ pub struct Scry {
     pub provenance: Vec<String>,
     #[serde(flatten)]
     pub result: SearchResult,
+    /// `scry --persona` only: per hit, `PROJECT` (the local project's), `PERSONA-<DOMAIN>`
+    /// (from elsewhere, on one of the project's domains) or `PERSONA`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// `scry --persona` only: per hit, for a belief or observation from elsewhere, whether
+    /// the project can adopt it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub adoptability: Vec<Option<crate::knowledge::persona::Adoptability>>,
+    /// `scry --persona` only: whether and why the mother was asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub persona: Option<String>,
 }
 
 /// What routing reads from the log, loaded once (per command, or per process for MCP
@@ -101,7 +113,11 @@ impl World {
         let nodes = log.nodes()?;
         let indexed =
             nodes.keys().filter(|id| index::live_generation_name(&home.repo_dir(id)).is_some()).cloned().collect();
-        let knowledge = crate::knowledge::Knowledge::load(&log)?;
+        let mut knowledge = crate::knowledge::Knowledge::load(&log)?;
+        // The user's cross-project beliefs (read here, never logged): `scry --persona`.
+        for warning in crate::knowledge::persona::load(&home.root().join("persona"), &mut knowledge) {
+            eprintln!("patina: persona: {warning}");
+        }
         let languages = crate::graph::Params::builtin().languages.clone();
         let mut world = World { nodes, indexed, knowledge, languages, ..World::default() };
         world.add_projects(store, projects)?;
@@ -216,7 +232,17 @@ pub fn run(home: &PatinaHome, searcher: &mut Searcher, world: &World, query: &Qu
     }
     let provenance: Vec<String> = result.hits.iter().map(|h| provenance(&route, h)).collect();
     let query_id = if query.record { record(home, &route, &query.text, &result)? } else { String::new() };
-    Ok(Scry { query_id, query: query.text.clone(), repos: route.repos(), route, provenance, result })
+    Ok(Scry {
+        query_id,
+        query: query.text.clone(),
+        repos: route.repos(),
+        route,
+        provenance,
+        result,
+        tags: Vec::new(),
+        adoptability: Vec::new(),
+        persona: None,
+    })
 }
 
 /// Knowledge hits in one list, at most this many.
@@ -234,37 +260,47 @@ fn merge_knowledge(result: &mut SearchResult, world: &World, route: &Route, quer
         return;
     }
     for (rank, k) in found.into_iter().enumerate() {
-        let (start_line, end_line) = world
-            .knowledge
-            .get(&k.id)
-            .and_then(|e| match &e.source {
-                crate::event::Source::File { start_line, end_line, .. } => Some((*start_line, *end_line)),
-                _ => None,
-            })
-            .unwrap_or((0, 0));
-        result.hits.push(Hit {
-            kind: if k.observation { crate::search::HitKind::Observation } else { crate::search::HitKind::Belief },
-            repo: k.project.clone(),
-            path: k.source.split(':').next().unwrap_or("").to_string(),
-            start_line,
-            end_line,
-            language: k.kind.clone(),
-            symbol: k.id.clone(),
-            summary: k.summary.clone(),
-            fused_score: k.score,
-            lexical: Some(crate::search::fuse::ChannelScore { rank: rank as u32 + 1, score: k.bm25 }),
-            semantic: None,
-            also: Vec::new(),
-            chunk_id: 0,
-            chunk_hash: [0; 32],
-        });
+        result.hits.push(knowledge_hit(world, &k, rank));
     }
     // Stable: equal scores keep code first.
     result.hits.sort_by(|a, b| b.fused_score.total_cmp(&a.fused_score));
     result.hits.truncate(limit);
 }
 
-fn record(home: &PatinaHome, route: &Route, query: &str, result: &SearchResult) -> Result<String, ScryError> {
+/// A knowledge hit as a result row (`rank`: its 0-based rank in the knowledge channel).
+pub(crate) fn knowledge_hit(world: &World, k: &crate::knowledge::search::KnowledgeHit, rank: usize) -> Hit {
+    let (start_line, end_line) = world
+        .knowledge
+        .get(&k.id)
+        .and_then(|e| match &e.source {
+            crate::event::Source::File { start_line, end_line, .. } => Some((*start_line, *end_line)),
+            _ => None,
+        })
+        .unwrap_or((0, 0));
+    Hit {
+        kind: if k.observation { crate::search::HitKind::Observation } else { crate::search::HitKind::Belief },
+        repo: k.project.clone(),
+        path: k.source.split(':').next().unwrap_or("").to_string(),
+        start_line,
+        end_line,
+        language: k.kind.clone(),
+        symbol: k.id.clone(),
+        summary: k.summary.clone(),
+        fused_score: k.score,
+        lexical: Some(crate::search::fuse::ChannelScore { rank: rank as u32 + 1, score: k.bm25 }),
+        semantic: None,
+        also: Vec::new(),
+        chunk_id: 0,
+        chunk_hash: [0; 32],
+    }
+}
+
+pub(crate) fn record(
+    home: &PatinaHome,
+    route: &Route,
+    query: &str,
+    result: &SearchResult,
+) -> Result<String, ScryError> {
     let stored = StoredQuery {
         project: route.project.clone(),
         query: query.to_string(),
