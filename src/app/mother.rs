@@ -165,7 +165,7 @@ fn stats(ctx: &mut Invocation) -> anyhow::Result<u8> {
     let store = ctx.open_store()?;
     let stats = EventLog::new(&store).stats()?;
     let graph = super::graph::current_graph(&store)?;
-    let figures = crate::graph::query::stats(&graph);
+    let figures = crate::graph::query::stats(&graph, crate::graph::params::Params::builtin().max_domain_members);
     if ctx.json {
         let mut value = serde_json::to_value(&stats)?;
         value["graph"] = serde_json::to_value(&figures)?;
@@ -195,6 +195,14 @@ fn stats(ctx: &mut Invocation) -> anyhow::Result<u8> {
     )?;
     for (t, n) in &figures.edges_by_type {
         writeln!(ctx.out, "  {t:<16} {n}")?;
+    }
+    if !figures.broad_domains.is_empty() {
+        let listed: Vec<String> = figures.broad_domains.iter().map(|(d, n)| format!("{d} ({n} nodes)")).collect();
+        writeln!(
+            ctx.out,
+            "broad      {} (no DOMAIN or SIBLING edges: on too many nodes to tell them apart)",
+            listed.join(", ")
+        )?;
     }
     Ok(exit::OK)
 }

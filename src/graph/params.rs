@@ -25,6 +25,7 @@ pub struct Weights {
 #[serde(deny_unknown_fields)]
 struct Domains {
     languages: Vec<String>,
+    max_members: usize,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -40,12 +41,14 @@ pub struct Params {
     pub weights: Weights,
     /// Lower-cased language and format domains.
     pub languages: Vec<String>,
+    /// A domain on more nodes than this is broad: the domain rules ignore it.
+    pub max_domain_members: usize,
     /// A hash of the parameters and rule program version (part of the graph's stamp).
     pub fingerprint: [u8; 32],
 }
 
 /// Bump when the rule program changes meaning, so stored graphs are re-derived.
-const PROGRAM_VERSION: &str = "rules-v1";
+const PROGRAM_VERSION: &str = "rules-v2";
 
 impl Params {
     /// The built-in parameters.
@@ -57,6 +60,7 @@ impl Params {
         Params {
             weights: file.weights,
             languages: file.domains.languages.into_iter().map(|d| d.to_lowercase()).collect(),
+            max_domain_members: file.domains.max_members.max(2),
             fingerprint: *hasher.finalize().as_bytes(),
         }
     }

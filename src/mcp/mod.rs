@@ -451,7 +451,7 @@ impl PatinaServer {
             current(&store)?;
             let graph = graph_store::read(&store)?
                 .ok_or_else(|| anyhow::anyhow!("the graph is empty: nothing was synced or ingested yet"))?;
-            Ok(json(&query::stats(&graph)))
+            Ok(json(&query::stats(&graph, Params::builtin().max_domain_members)))
         })
         .await
     }
