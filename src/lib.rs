@@ -24,6 +24,8 @@ pub mod safe_read;
 pub mod scry;
 pub mod search;
 pub mod store;
+#[cfg(test)]
+mod testing;
 pub mod watch;
 
 pub use error::{Error, Result};
