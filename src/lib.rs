@@ -8,6 +8,7 @@
 pub mod app;
 pub mod bench;
 pub mod cli;
+pub mod damage;
 pub mod error;
 pub mod event;
 pub mod graph;

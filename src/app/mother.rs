@@ -130,7 +130,7 @@ fn log(
     limit: Option<usize>,
 ) -> anyhow::Result<u8> {
     let kind = kind.as_deref().map(EventKind::parse).transpose()?;
-    let store = ctx.open_store()?;
+    let store = ctx.open_store_read_only()?;
     let log = EventLog::new(&store);
     let mut events = match (&kind, &node) {
         (Some(kind), _) => log.by_kind(*kind)?,
@@ -162,7 +162,7 @@ fn log(
 }
 
 fn stats(ctx: &mut Invocation) -> anyhow::Result<u8> {
-    let store = ctx.open_store()?;
+    let store = ctx.open_store_read_only()?;
     let stats = EventLog::new(&store).stats()?;
     let graph = super::graph::current_graph(&store)?;
     let figures = crate::graph::query::stats(&graph, crate::graph::params::Params::builtin().max_domain_members);

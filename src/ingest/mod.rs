@@ -23,7 +23,7 @@ pub mod session;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
-use redb::{ReadableDatabase, TableDefinition};
+use redb::TableDefinition;
 
 use crate::error::{Error, InvalidInput};
 use crate::event::log::{EventLog, NewEvent};
@@ -394,7 +394,7 @@ fn log_hashes(log: &EventLog<'_>, seqs: &[u64]) -> Result<Vec<ContentHash>, Erro
 }
 
 fn cached_fingerprint(log_store: &Store, path: &str) -> Result<Option<[u8; 32]>, Error> {
-    let txn = log_store.db.begin_read()?;
+    let txn = log_store.begin_read()?;
     let table = match txn.open_table(INGEST_FILES) {
         Ok(t) => t,
         Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
