@@ -1,4 +1,4 @@
-//! A damaged store: containing redb's panics.
+//! A damaged store: containing redb's panics, and ([`repair`]) saving what can be read.
 //!
 //! redb trusts its file: bytes flipped inside a page can make it panic (an index out of
 //! bounds in a B-tree page, an `unwrap` of a key that is not UTF-8) instead of returning
@@ -15,7 +15,10 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::Once;
 
-use crate::error::{Error, StoreError};
+use crate::error::{Error, OpenError, StoreError};
+use crate::event::log::EventLog;
+use crate::event::{StoredEvent, codec};
+use crate::store::{OpenOptions, Store};
 
 thread_local! {
     /// How many [`contain`] calls are running on this thread.
@@ -71,6 +74,115 @@ pub fn contain<T, E: From<Error>>(path: &Path, work: impl FnOnce() -> Result<T, 
             None => panic::resume_unwind(payload),
         },
     }
+}
+
+/// What [`repair`] kept and lost.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct RepairReport {
+    /// Events copied into the fresh store (decoded, and their content hash checks out).
+    pub kept: u64,
+    /// Seqs below the highest kept one that could not be saved (events after the last
+    /// readable one cannot be counted).
+    pub lost: u64,
+    /// Records that were read but did not decode, whose content hash no longer matches, or
+    /// whose key (a damaged seq, which can be any number) does not match their record.
+    pub undecodable: u64,
+    /// The highest kept seq (0 for none).
+    pub last_seq: u64,
+    /// Whether the damaged file could be opened at all.
+    pub opened: bool,
+    /// Where the damaged file was kept.
+    pub backup: std::path::PathBuf,
+    /// The first problem met while reading, if any.
+    pub first_problem: Option<String>,
+}
+
+/// At most this many seqs past the highest decoded one are probed after a failed scan.
+const MAX_PROBES: u64 = 1_000_000;
+
+fn highest_kept(found: &std::collections::BTreeMap<u64, Option<StoredEvent>>) -> u64 {
+    found.iter().rev().find(|(_, e)| e.is_some()).map_or(0, |(seq, _)| *seq)
+}
+
+/// Copies every decodable committed event of the store at `path` into a fresh store
+/// under the same name, keeping the damaged file beside it as `store.redb.damaged` (or
+/// `.damaged.N`). Events keep their seqs; the indexes are rebuilt from them, and the
+/// ingest cache and the graph (derived state) start empty.
+///
+/// The damaged file is only read (redb read-only mode) and then renamed, never written.
+/// Other patina processes (a watcher, the MCP server) should be stopped first.
+pub fn repair(path: &Path) -> Result<RepairReport, Error> {
+    let mut report = RepairReport::default();
+    let mut found: std::collections::BTreeMap<u64, Option<StoredEvent>> = std::collections::BTreeMap::new();
+    let options = OpenOptions::default();
+    let problem = |report: &mut RepairReport, err: Error| {
+        report.first_problem.get_or_insert_with(|| err.to_string());
+    };
+    match contain(path, || Store::open_read_only(path, &options, |_| {})) {
+        Ok(store) => {
+            report.opened = true;
+            let log = EventLog::new(&store);
+            let keep = |seq: u64, bytes: &[u8], found: &mut std::collections::BTreeMap<u64, Option<StoredEvent>>| {
+                let event =
+                    codec::decode(bytes).ok().filter(|e| e.seq == seq && e.event.content_hash(&e.source) == e.hash);
+                found.insert(seq, event);
+            };
+            let scanned = contain(path, || log.visit_records(1, |seq, bytes| keep(seq, bytes, &mut found)));
+            if let Err(err) = scanned {
+                problem(&mut report, err);
+                // The scan stopped at a damaged page: look every other seq up on its own.
+                // A damaged key can be any number: probe at most MAX_PROBES past the
+                // highest seq whose record decoded.
+                let last = contain(path, || log.last_seq()).ok().flatten().unwrap_or(0);
+                let highest = last.min(highest_kept(&found).saturating_add(MAX_PROBES));
+                for seq in 1..=highest {
+                    if found.contains_key(&seq) {
+                        continue;
+                    }
+                    match contain(path, || log.record(seq)) {
+                        Ok(Some(bytes)) => keep(seq, &bytes, &mut found),
+                        Ok(None) => {}
+                        Err(err) => problem(&mut report, err),
+                    }
+                }
+            }
+        }
+        Err(err) => problem(&mut report, err),
+    }
+    report.last_seq = highest_kept(&found);
+    report.undecodable = found.values().filter(|e| e.is_none()).count() as u64;
+    let kept: Vec<StoredEvent> = found.into_values().flatten().collect();
+    report.kept = kept.len() as u64;
+    report.lost = report.last_seq - report.kept;
+
+    // The fresh store is made beside the damaged one, then the two swap names.
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("store.redb");
+    let fresh_path = dir.join(format!(".{name}.repairing-{}", std::process::id()));
+    let _ = std::fs::remove_file(&fresh_path);
+    {
+        let fresh = Store::open(&fresh_path, &options, |_| {})?;
+        EventLog::new(&fresh).restore(&kept)?;
+    }
+    let mut backup = dir.join(format!("{name}.damaged"));
+    let mut n = 1;
+    while backup.exists() {
+        backup = dir.join(format!("{name}.damaged.{n}"));
+        n += 1;
+    }
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::from(OpenError::Io { path, source })
+    };
+    if path.exists() {
+        std::fs::rename(path, &backup).map_err(io(path))?;
+    }
+    std::fs::rename(&fresh_path, path).map_err(io(path))?;
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    report.backup = backup;
+    Ok(report)
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! A damaged store: flipped bytes make commands fail with a clear error (exit 2), never
-//! crash them (exit 101), read-only commands leave the file as they found it.
+//! crash them (exit 101), read-only commands leave the file as they found it, and
+//! `mother repair` saves the events that can still be read.
 
 mod util;
 
@@ -110,4 +111,38 @@ fn a_redb_panic_is_reported_as_damage_with_the_repair_hint() {
         }
     }
     assert!(seen > 0, "no damage variant made redb panic");
+}
+
+#[test]
+fn repair_keeps_every_readable_event_and_the_damaged_file() {
+    let store = healthy_store();
+    let healthy = home_with(&store);
+    let total = healthy.json(&["mother", "stats"])["events"].as_u64().unwrap();
+    let mut repaired = 0;
+    for seed in 0..400 {
+        let (bytes, _) = damaged(&store, seed);
+        let home = home_with(&bytes);
+        if run(&home, &["mother", "log"]).status.code() == Some(0) {
+            continue;
+        }
+        let report = home.json(&["mother", "repair"]);
+        let (kept, lost) = (report["kept"].as_u64().unwrap(), report["lost"].as_u64().unwrap());
+        assert!(kept + lost <= total && kept <= total, "{report}");
+        let backup = home.store_path().with_file_name("store.redb.damaged");
+        assert_eq!(std::fs::read(&backup).unwrap(), bytes, "the damaged file is kept as it was");
+        // The repaired store reads, derives and takes new events.
+        let log = home.json(&["mother", "log"]);
+        assert_eq!(log.as_array().unwrap().len() as u64, kept);
+        home.ok(&["mother", "derive"]);
+        home.ok(&["mother", "link", "atlas", "USES", "vectorlite"]);
+        repaired += 1;
+        if repaired == 5 {
+            break;
+        }
+    }
+    assert!(repaired > 0, "no damage variant broke `mother log`");
+    // Repairing a healthy store keeps everything.
+    let report = healthy.json(&["mother", "repair"]);
+    assert_eq!((report["kept"].as_u64(), report["lost"].as_u64()), (Some(total), Some(0)), "{report}");
+    assert_eq!(healthy.json(&["mother", "stats"])["events"].as_u64(), Some(total));
 }

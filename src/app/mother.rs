@@ -38,6 +38,7 @@ pub fn run(ctx: &mut Invocation, command: MotherCommand) -> anyhow::Result<u8> {
         }
         MotherCommand::Log { since, kind, node, limit } => log(ctx, since, kind, node, limit),
         MotherCommand::Stats => stats(ctx),
+        MotherCommand::Repair => repair(ctx),
         MotherCommand::Watch { paths, once, debounce_ms, project, max_file_size } => {
             let options = crate::ingest::IngestOptions { project, max_file_bytes: max_file_size, force: false };
             super::watch::run(ctx, &paths, once, std::time::Duration::from_millis(debounce_ms), options)
@@ -158,6 +159,30 @@ fn log(
             writeln!(ctx.out, "{}", event_line(event, log.is_live(event)?))?;
         }
     }
+    Ok(exit::OK)
+}
+
+fn repair(ctx: &mut Invocation) -> anyhow::Result<u8> {
+    let path = ctx.home.store_path();
+    if !path.exists() {
+        anyhow::bail!("{}: no store to repair", path.display());
+    }
+    let report = crate::damage::repair(&path).context("repairing the mother store")?;
+    if ctx.json {
+        ctx.out.json(&report)?;
+        return Ok(exit::OK);
+    }
+    writeln!(ctx.out, "kept       {} events (through #{})", report.kept, report.last_seq)?;
+    writeln!(
+        ctx.out,
+        "lost       {} below #{} ({} records read but not decodable)",
+        report.lost, report.last_seq, report.undecodable
+    )?;
+    if let Some(problem) = &report.first_problem {
+        writeln!(ctx.out, "problem    {problem}")?;
+    }
+    writeln!(ctx.out, "backup     {}", report.backup.display())?;
+    writeln!(ctx.out, "store      {} (indexes rebuilt; the graph is re-derived on the next write)", path.display())?;
     Ok(exit::OK)
 }
 

@@ -400,6 +400,39 @@ impl<'s> EventLog<'s> {
         Ok(stats)
     }
 
+    /// Calls `visit(seq, record)` for each raw record from `from` on, in seq order, undecoded
+    /// (for `damage::repair`, which decides what to keep).
+    pub(crate) fn visit_records(&self, from: u64, mut visit: impl FnMut(u64, &[u8])) -> Result<(), Error> {
+        let txn = self.read()?;
+        let Some(events) = open_read(&txn, EVENTS)? else { return Ok(()) };
+        for entry in events.range(from..)? {
+            let (seq, bytes) = entry?;
+            visit(seq.value(), bytes.value());
+        }
+        Ok(())
+    }
+
+    /// One raw record, undecoded.
+    pub(crate) fn record(&self, seq: u64) -> Result<Option<Vec<u8>>, Error> {
+        let txn = self.read()?;
+        let Some(events) = open_read(&txn, EVENTS)? else { return Ok(None) };
+        Ok(events.get(seq)?.map(|bytes| bytes.value().to_vec()))
+    }
+
+    /// Writes events under their own seqs into this (empty) log in one transaction, then
+    /// rebuilds the indexes from them (for `damage::repair`).
+    pub(crate) fn restore(&self, events: &[StoredEvent]) -> Result<(), Error> {
+        let txn = self.store.begin_write()?;
+        {
+            let mut table = txn.open_table(EVENTS)?;
+            for event in events {
+                table.insert(event.seq, codec::encode(event).as_slice())?;
+            }
+        }
+        txn.commit()?;
+        self.rebuild_indexes()
+    }
+
     /// Drops every index table and rebuilds it from `events` alone.
     pub fn rebuild_indexes(&self) -> Result<(), Error> {
         let txn = self.store.begin_write()?;
