@@ -480,8 +480,11 @@ fn ingest_file(
         (InputKind::Manifest(kind), None) => manifest_events(world, project, kind, &path, &text, report),
         (InputKind::Bench, None) => bench_events(world, project, &path, &text, report),
     };
-    let keep: HashSet<ContentHash> = events.iter().map(|e| e.event.content_hash(&e.source)).collect();
-    let mut all = events;
+    // Events equal to an earlier one of the file would be no-ops at append (their hash is
+    // live by then): drop them here, hashing each event once (a line naming a repo
+    // 100,000 times makes 100,000 mentions and a handful of distinct events).
+    let mut keep: HashSet<ContentHash> = HashSet::with_capacity(events.len());
+    let mut all: Vec<NewEvent> = events.into_iter().filter(|e| keep.insert(e.event.content_hash(&e.source))).collect();
     all.extend(retractions_for(log, &path, &keep, "no longer says this")?);
     Ok(Some((all, (path, fingerprint))))
 }
