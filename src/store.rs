@@ -108,7 +108,9 @@ impl Store {
     }
 
     /// Opens the store for reading only: nothing this handle does writes to the file. A
-    /// missing store is created first (empty), as by [`Store::open`].
+    /// missing store is created first (empty), as by [`Store::open`], and a store a killed
+    /// writer left unclean is first recovered by redb, which only a writer may do (the
+    /// same recovery any open did before).
     pub fn open_read_only(
         path: &Path,
         options: &OpenOptions,
@@ -134,8 +136,21 @@ impl Store {
         let started = Instant::now();
         let mut told = false;
         let db = loop {
-            let opened =
-                if read_only { open_db_read_only(path).map(Db::ReadOnly) } else { open_db(path).map(Db::ReadWrite) };
+            let opened = if read_only {
+                open_db_read_only(path)
+                    .or_else(|err| match err {
+                        // Left unclean by a killed writer: redb lets only a writer recover it.
+                        // Open it for writing once (the recovery), then read-only as asked.
+                        DatabaseError::RepairAborted => {
+                            drop(open_db(path)?);
+                            open_db_read_only(path)
+                        }
+                        err => Err(err),
+                    })
+                    .map(Db::ReadOnly)
+            } else {
+                open_db(path).map(Db::ReadWrite)
+            };
             match opened {
                 Ok(db) => break db,
                 Err(DatabaseError::DatabaseAlreadyOpen | DatabaseError::LockProtocolMismatch)
