@@ -98,7 +98,7 @@ pub struct RepairReport {
 }
 
 /// At most this many seqs past the highest decoded one are probed after a failed scan.
-const MAX_PROBES: u64 = 1_000_000;
+const MAX_PROBES: u64 = 100_000;
 
 fn highest_kept(found: &std::collections::BTreeMap<u64, Option<StoredEvent>>) -> u64 {
     found.iter().rev().find(|(_, e)| e.is_some()).map_or(0, |(seq, _)| *seq)
@@ -131,9 +131,9 @@ pub fn repair(path: &Path) -> Result<RepairReport, Error> {
             if let Err(err) = scanned {
                 problem(&mut report, err);
                 // The scan stopped at a damaged page: look every other seq up on its own.
-                // A damaged key can be any number: probe at most MAX_PROBES past the
-                // highest seq whose record decoded.
-                let last = contain(path, || log.last_seq()).ok().flatten().unwrap_or(0);
+                // A damaged key can be any number, and the last one may be unreadable:
+                // probe at most MAX_PROBES past the highest seq whose record decoded.
+                let last = contain(path, || log.last_seq()).ok().flatten().unwrap_or(u64::MAX);
                 let highest = last.min(highest_kept(&found).saturating_add(MAX_PROBES));
                 for seq in 1..=highest {
                     if found.contains_key(&seq) {
