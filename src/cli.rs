@@ -388,6 +388,9 @@ pub enum MotherCommand {
     },
     /// Counts of events by kind, the store's size and the graph's figures
     Stats,
+    /// Rebuild a damaged store from every event that can still be read (the damaged file
+    /// is kept as store.redb.damaged); stop watchers and MCP servers first
+    Repair,
     /// Show the derived graph (edges by default)
     Graph {
         /// List the nodes instead of the edges

@@ -56,6 +56,11 @@ pub enum StoreError {
     Transaction(String),
     #[error("event #{seq} is corrupted: {source}")]
     CorruptEvent { seq: u64, source: DecodeError },
+    /// redb panicked reading the file (see `damage::contain`).
+    #[error("store damaged at {path}: {detail}; run `patina mother repair`")]
+    Damaged { path: PathBuf, detail: String },
+    #[error("the store was opened read-only")]
+    ReadOnly,
 }
 
 macro_rules! storage_from {

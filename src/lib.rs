@@ -9,6 +9,7 @@ pub mod app;
 pub mod bench;
 pub mod cli;
 pub mod daemon;
+pub mod damage;
 pub mod error;
 pub mod event;
 pub mod graph;
@@ -25,6 +26,8 @@ pub mod safe_read;
 pub mod scry;
 pub mod search;
 pub mod store;
+#[cfg(test)]
+mod testing;
 pub mod watch;
 
 pub use error::{Error, Result};

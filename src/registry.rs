@@ -12,10 +12,14 @@
 //! ```
 //!
 //! Parsing never panics and never half-succeeds: a file either yields every node or one
-//! error naming the file, the line and the problem. Unknown fields are kept out of the
+//! error naming the file, the line and the problem.
+//!
+//! Invariant: parsing is linear in the file: flow collections nested deeper than
+//! [`MAX_FLOW_DEPTH`] are refused (file, line, column) before the YAML parser sees them,
+//! and lists are deduplicated through a hash set. Unknown fields are kept out of the
 //! nodes and reported as warnings, so a newer registry still loads.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -93,6 +97,16 @@ pub fn parse(path: &Path, text: &str) -> Result<Registry, RegistryError> {
     let raw: RawFile = if text.trim().is_empty() {
         return Err(syntax("file is empty (expected a `nodes:` list)".into()));
     } else {
+        if let Err((line, column)) = check_flow_depth(text) {
+            return Err(RegistryError::Invalid {
+                path: path.to_path_buf(),
+                line,
+                message: format!(
+                    "`[` or `{{` at column {column} nests flow collections deeper than {MAX_FLOW_DEPTH} \
+                     (a registry needs 2: `domains: [rust]` inside the `nodes:` list)"
+                ),
+            });
+        }
         serde_yaml_ng::from_str(text).map_err(|err| syntax(err.to_string()))?
     };
     let Some(raw_nodes) = raw.nodes else {
@@ -142,14 +156,115 @@ pub fn parse(path: &Path, text: &str) -> Result<Registry, RegistryError> {
 
 fn clean_list(items: Vec<String>, lowercase: bool) -> Vec<String> {
     let mut out: Vec<String> = Vec::with_capacity(items.len());
+    let mut seen: HashSet<String> = HashSet::with_capacity(items.len());
     for item in items {
         let item = item.trim();
         let item = if lowercase { item.to_lowercase() } else { item.to_string() };
-        if !item.is_empty() && !out.contains(&item) {
+        if !item.is_empty() && seen.insert(item.clone()) {
             out.push(item);
         }
     }
     out
+}
+
+/// The deepest nesting of flow collections (`[…]`, `{…}`) a registry may have.
+pub const MAX_FLOW_DEPTH: usize = 64;
+
+/// Checks, in one linear pass, that flow collections nest at most [`MAX_FLOW_DEPTH`] deep;
+/// `Err((line, column))` (1-based) of the bracket that goes deeper.
+///
+/// Why: the YAML parser's time grows with the flow depth at every token (40,000 nested
+/// brackets took 2.9 s, 1 MB over 60 s), so a deep file is refused before it is parsed.
+/// This is a scanner, not a parser: it skips comments, quoted scalars and block scalars
+/// (`|`, `>`), and counts a `[` or `{` where a value can start (after `: `, `- `, `? `,
+/// at a line's start, inside a flow collection); elsewhere it is text (`a [b]`). Where it
+/// could misjudge, it errs towards counting.
+fn check_flow_depth(text: &str) -> Result<(), (usize, usize)> {
+    let mut depth = 0usize;
+    let mut quote: Option<u8> = None;
+    // Lines more indented than this are a block scalar's content.
+    let mut block_scalar_parent: Option<usize> = None;
+    let mut value_start = true;
+    for (line_idx, line) in text.split('\n').enumerate() {
+        let bytes = line.as_bytes();
+        let indent = bytes.iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+        if let Some(parent) = block_scalar_parent {
+            if indent == bytes.len() || indent > parent {
+                continue;
+            }
+            block_scalar_parent = None;
+        }
+        if depth == 0 && quote.is_none() {
+            value_start = true;
+        }
+        // The column where the latest node of this line began (a key or an entry).
+        let mut node_col = indent;
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            let next_is_space = bytes.get(i + 1).is_none_or(|n| n.is_ascii_whitespace());
+            match quote {
+                Some(b'"') => {
+                    if b == b'\\' {
+                        i += 1;
+                    } else if b == b'"' {
+                        quote = None;
+                    }
+                    i += 1;
+                    continue;
+                }
+                Some(_) => {
+                    if b == b'\'' {
+                        if bytes.get(i + 1) == Some(&b'\'') {
+                            i += 1;
+                        } else {
+                            quote = None;
+                        }
+                    }
+                    i += 1;
+                    continue;
+                }
+                None => {}
+            }
+            match b {
+                b' ' | b'\t' | b'\r' => {}
+                b'#' if i == 0 || bytes[i - 1].is_ascii_whitespace() => break,
+                b'"' | b'\'' if value_start => {
+                    quote = Some(b);
+                    value_start = false;
+                }
+                b'[' | b'{' if value_start || depth > 0 => {
+                    depth += 1;
+                    if depth > MAX_FLOW_DEPTH {
+                        return Err((line_idx + 1, line[..i].chars().count() + 1));
+                    }
+                    value_start = true;
+                }
+                b']' | b'}' if depth > 0 => {
+                    depth -= 1;
+                    value_start = false;
+                }
+                b',' if depth > 0 => value_start = true,
+                b':' if next_is_space || depth > 0 => value_start = true,
+                b'-' | b'?' if value_start && next_is_space => {
+                    node_col = i;
+                    value_start = true;
+                }
+                b'|' | b'>' if value_start && depth == 0 => {
+                    block_scalar_parent = Some(node_col);
+                    break;
+                }
+                _ => {
+                    if value_start && depth == 0 {
+                        node_col = i;
+                    }
+                    value_start = false;
+                }
+            }
+            i += 1;
+        }
+    }
+    Ok(())
 }
 
 /// Relative paths are relative to the registry file; `~` stays as written (it is expanded
@@ -253,5 +368,40 @@ mod tests {
         assert_eq!(reg.nodes.len(), 32);
         assert!(reg.warnings.is_empty(), "{:?}", reg.warnings);
         assert!(reg.nodes.iter().all(|n| n.start_line > 0));
+    }
+
+    #[test]
+    fn deep_flow_nesting_is_refused_with_file_line_and_column() {
+        let deep = format!("# world\nnodes: {}{}\n", "[".repeat(40_000), "]".repeat(40_000));
+        let msg = parse_str(&deep).unwrap_err().to_string();
+        assert!(msg.starts_with("/reg/registry.yaml:2: "), "{msg}");
+        assert!(msg.contains("column 72") && msg.contains("deeper than 64"), "{msg}");
+        let braces = format!("nodes:\n  - id: a\n    kind: project\n    x: {}\n", "{a: ".repeat(100));
+        assert!(parse_str(&braces).unwrap_err().to_string().contains("registry.yaml:4: "));
+        // At the limit the YAML parser has its say.
+        let at_limit = format!("nodes: {}{}\n", "[".repeat(MAX_FLOW_DEPTH), "]".repeat(MAX_FLOW_DEPTH));
+        assert!(!parse_str(&at_limit).unwrap_err().to_string().contains("deeper than"));
+    }
+
+    #[test]
+    fn brackets_in_text_quotes_comments_and_block_scalars_do_not_nest() {
+        let many = "[".repeat(100);
+        let text = format!(
+            "nodes:\n  - id: a\n    kind: project\n    domains: [rust, search]\n    extra: [rust, {{x: [search]}}]\n    summary: a {many} b\n  # {many}\n  - id: b\n    kind: reference\n    summary: \"{many}\"\n    aliases: ['{many}', \"x\\\"{many}\"]\n  - id: c\n    kind: reference\n    summary: |\n      {many}\n       {many}\n\n      {many}\n  - id: d\n    kind: reference\n"
+        );
+        let reg = parse_str(&text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(reg.nodes.len(), 4);
+        assert!(reg.nodes[2].node.summary.as_deref().unwrap().starts_with("[[["));
+    }
+
+    #[test]
+    fn big_registries_parse_in_linear_time() {
+        let registry = |n: usize| {
+            let domains: Vec<String> = (0..n).map(|i| format!("d{i}")).collect();
+            format!("nodes:\n  - id: a\n    kind: project\n    domains: [{}]\n", domains.join(", "))
+        };
+        crate::testing::assert_subquadratic("one node with many domains", 20_000, |n| {
+            assert_eq!(parse_str(&registry(n)).unwrap().nodes[0].node.domains.len(), n);
+        });
     }
 }

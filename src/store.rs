@@ -24,9 +24,12 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use redb::{ConcurrencyMode, Database, DatabaseError, ReadableDatabase, ReadableTable, StorageError, TableDefinition};
+use redb::{
+    ConcurrencyMode, Database, DatabaseError, ReadOnlyDatabase, ReadableDatabase, ReadableTable, StorageError,
+    TableDefinition,
+};
 
-use crate::error::{Error, OpenError};
+use crate::error::{Error, OpenError, StoreError};
 
 /// The store's own format version (the layout of its tables). Records carry their own
 /// format byte as well (see `event::codec`).
@@ -85,15 +88,43 @@ impl Default for OpenOptions {
 
 /// An open mother store.
 pub struct Store {
-    pub(crate) db: Database,
+    db: Db,
     path: PathBuf,
+}
+
+/// A store opened for writing, or read-only (redb's `ReadOnlyDatabase`: it never writes to
+/// the file, not even to recover it).
+enum Db {
+    ReadWrite(Database),
+    ReadOnly(ReadOnlyDatabase),
 }
 
 impl Store {
     /// Opens (creating if needed) the store at `path`. `on_notice` is called once if the
     /// store is locked by another process and we start waiting, and once if a leftover of
     /// an interrupted creation was replaced.
-    pub fn open(path: &Path, options: &OpenOptions, mut on_notice: impl FnMut(OpenNotice<'_>)) -> Result<Store, Error> {
+    pub fn open(path: &Path, options: &OpenOptions, on_notice: impl FnMut(OpenNotice<'_>)) -> Result<Store, Error> {
+        Store::open_in(path, options, false, on_notice)
+    }
+
+    /// Opens the store for reading only: nothing this handle does writes to the file. A
+    /// missing store is created first (empty), as by [`Store::open`], and a store a killed
+    /// writer left unclean is first recovered by redb, which only a writer may do (the
+    /// same recovery any open did before).
+    pub fn open_read_only(
+        path: &Path,
+        options: &OpenOptions,
+        on_notice: impl FnMut(OpenNotice<'_>),
+    ) -> Result<Store, Error> {
+        Store::open_in(path, options, true, on_notice)
+    }
+
+    fn open_in(
+        path: &Path,
+        options: &OpenOptions,
+        read_only: bool,
+        mut on_notice: impl FnMut(OpenNotice<'_>),
+    ) -> Result<Store, Error> {
         let dir = match path.parent() {
             Some(parent) if !parent.as_os_str().is_empty() => parent,
             _ => Path::new("."),
@@ -105,7 +136,22 @@ impl Store {
         let started = Instant::now();
         let mut told = false;
         let db = loop {
-            match open_db(path) {
+            let opened = if read_only {
+                open_db_read_only(path)
+                    .or_else(|err| match err {
+                        // Left unclean by a killed writer: redb lets only a writer recover it.
+                        // Open it for writing once (the recovery), then read-only as asked.
+                        DatabaseError::RepairAborted => {
+                            drop(open_db(path)?);
+                            open_db_read_only(path)
+                        }
+                        err => Err(err),
+                    })
+                    .map(Db::ReadOnly)
+            } else {
+                open_db(path).map(Db::ReadWrite)
+            };
+            match opened {
                 Ok(db) => break db,
                 Err(DatabaseError::DatabaseAlreadyOpen | DatabaseError::LockProtocolMismatch)
                     if started.elapsed() < options.lock_wait =>
@@ -128,13 +174,32 @@ impl Store {
         &self.path
     }
 
+    pub fn is_read_only(&self) -> bool {
+        matches!(self.db, Db::ReadOnly(_))
+    }
+
+    pub(crate) fn begin_read(&self) -> Result<redb::ReadTransaction, Error> {
+        Ok(match &self.db {
+            Db::ReadWrite(db) => db.begin_read()?,
+            Db::ReadOnly(db) => db.begin_read()?,
+        })
+    }
+
+    /// A write transaction; an error on a read-only store.
+    pub(crate) fn begin_write(&self) -> Result<redb::WriteTransaction, Error> {
+        match &self.db {
+            Db::ReadWrite(db) => Ok(db.begin_write()?),
+            Db::ReadOnly(_) => Err(StoreError::ReadOnly.into()),
+        }
+    }
+
     /// The size of the store file in bytes.
     pub fn file_size(&self) -> u64 {
         std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0)
     }
 
     fn check_format(&self) -> Result<(), Error> {
-        let read = self.db.begin_read()?;
+        let read = self.begin_read()?;
         let found = match read.open_table(META) {
             Ok(meta) => meta.get("store_format")?.map(|v| v.value()),
             Err(redb::TableError::TableDoesNotExist(_)) => None,
@@ -149,8 +214,10 @@ impl Store {
             }
             .into()),
             Some(_) => Ok(()),
+            // Recorded by the next writer.
+            None if self.is_read_only() => Ok(()),
             None => {
-                let write = self.db.begin_write()?;
+                let write = self.begin_write()?;
                 {
                     let mut meta = write.open_table(META)?;
                     if meta.get("store_format")?.is_none() {
@@ -266,6 +333,13 @@ fn open_db(path: &Path) -> Result<Database, DatabaseError> {
     let mut builder = Database::builder();
     builder.set_concurrency_mode(ConcurrencyMode::MultiWriter);
     builder.open(path)
+}
+
+/// Opens an existing store file read-only, beside any writers (`MultiWriter` mode).
+fn open_db_read_only(path: &Path) -> Result<ReadOnlyDatabase, DatabaseError> {
+    let mut builder = Database::builder();
+    builder.set_concurrency_mode(ConcurrencyMode::MultiWriter);
+    builder.open_read_only(path)
 }
 
 fn map_open_error(path: &Path, err: DatabaseError, waited: Duration) -> OpenError {

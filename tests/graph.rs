@@ -667,3 +667,54 @@ fn real_list_items_inherit_their_lead_in_and_failures_are_tests() {
     }
     assert_eq!(at("20250901-164140.md:34", "SDL"), ("testing".into(), "stack overflow when parsing".into()));
 }
+
+/// A registry where `n` nodes (every third a project) share the domain `rust`, and the
+/// first project and the first reference also share `search`.
+fn one_domain_registry(dir: &std::path::Path, n: usize) -> String {
+    let mut yaml = String::from("nodes:\n");
+    for i in 0..n {
+        let kind = if i % 3 == 0 { "project" } else { "reference" };
+        let domains = if i < 2 { "[rust, search]" } else { "[rust]" };
+        yaml.push_str(&format!("  - id: n{i:05}\n    kind: {kind}\n    domains: {domains}\n"));
+    }
+    let path = dir.join("registry.yaml");
+    std::fs::write(&path, yaml).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn a_domain_on_too_many_nodes_makes_no_pairwise_edges_and_says_so() {
+    let home = Home::new();
+    let registry = one_domain_registry(home.path(), 200);
+    home.ok(&["mother", "sync", "--registry", &registry]);
+    let all = edges(&home);
+    // Only the narrow domain `search` pairs nodes: n00000 → n00001, DOMAIN and SIBLING.
+    assert_eq!(all.len(), 2, "{all:?}");
+    assert!(has(&all, "n00000", "DOMAIN", "n00001") && has(&all, "n00000", "SIBLING", "n00001"));
+    let stats = home.json(&["mother", "stats"]);
+    assert_eq!(stats["graph"]["broad_domains"]["rust"], 200, "{stats}");
+    assert!(home.ok(&["mother", "stats"]).contains("rust (200 nodes)"));
+    let e = home.json(&["mother", "explain", "n00000", "DOMAIN", "n00001"]);
+    assert!(e["rules"][0]["detail"].as_str().unwrap().contains("too broad to count"), "{e}");
+    let out = home.cmd(&["mother", "explain", "n00003", "DOMAIN", "n00004", "--json"]).output().unwrap();
+    let missing: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let shared = missing["near_misses"].as_array().unwrap().iter().find(|m| m["rule"] == "shared-domain").unwrap();
+    assert!(shared["found"].as_str().unwrap().contains("rust (200 nodes)"), "{shared}");
+}
+
+/// The reproducer of issue 17: 20,000 nodes in one domain were OOM-killed at 24 GB after
+/// the registry's events were committed. Now: seconds, no domain edges.
+#[test]
+#[ignore = "full-size reproducer; run with --release -- --ignored"]
+fn twenty_thousand_nodes_in_one_domain_derive_in_seconds() {
+    let home = Home::new();
+    let registry = one_domain_registry(home.path(), 20_000);
+    let started = std::time::Instant::now();
+    home.ok(&["mother", "sync", "--registry", &registry]);
+    let check = home.json(&["mother", "derive", "--check"]);
+    let took = started.elapsed();
+    println!("sync + derive --check of 20,000 nodes in one domain: {took:?}");
+    assert_eq!(check["check"], "identical");
+    assert_eq!(edges(&home).len(), 2);
+    assert!(took.as_secs() < 30, "{took:?}");
+}

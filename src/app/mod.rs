@@ -48,10 +48,26 @@ impl Invocation {
         Store::open(&path, &OpenOptions::default(), |notice| eprintln!("patina: {notice}"))
             .context("opening the mother store")
     }
+
+    /// Opens the mother store read-only, for commands that only read: they never write to
+    /// the file (a damaged store stays as it was found, for `mother repair`).
+    pub fn open_store_read_only(&self) -> anyhow::Result<Store> {
+        let path = self.home.store_path();
+        Store::open_read_only(&path, &OpenOptions::default(), |notice| eprintln!("patina: {notice}"))
+            .context("opening the mother store")
+    }
 }
 
+/// Runs a command. A panic of redb reading a damaged store is an error (exit code 2)
+/// naming the store and `patina mother repair`, never a crash (see `damage`).
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let mut ctx = Invocation { home: PatinaHome::resolve(cli.home.as_deref()), json: cli.json, out: Out::default() };
+    let home = PatinaHome::resolve(cli.home.as_deref());
+    let store_path = home.store_path();
+    crate::damage::contain(&store_path, || run_command(cli, home))
+}
+
+fn run_command(cli: Cli, home: PatinaHome) -> anyhow::Result<ExitCode> {
+    let mut ctx = Invocation { home, json: cli.json, out: Out::default() };
     let code = match cli.command {
         Command::Mother(args) => mother::run(&mut ctx, args.command)?,
         Command::Bench(args) => bench::run(&mut ctx, args.command)?,

@@ -38,6 +38,7 @@ pub fn run(ctx: &mut Invocation, command: MotherCommand) -> anyhow::Result<u8> {
         }
         MotherCommand::Log { since, kind, node, limit } => log(ctx, since, kind, node, limit),
         MotherCommand::Stats => stats(ctx),
+        MotherCommand::Repair => repair(ctx),
         MotherCommand::Watch { paths, once, debounce_ms, project, max_file_size } => {
             let options = crate::ingest::IngestOptions { project, max_file_bytes: max_file_size, force: false };
             super::watch::run(ctx, &paths, once, std::time::Duration::from_millis(debounce_ms), options)
@@ -131,7 +132,7 @@ fn log(
     limit: Option<usize>,
 ) -> anyhow::Result<u8> {
     let kind = kind.as_deref().map(EventKind::parse).transpose()?;
-    let store = ctx.open_store()?;
+    let store = ctx.open_store_read_only()?;
     let log = EventLog::new(&store);
     let mut events = match (&kind, &node) {
         (Some(kind), _) => log.by_kind(*kind)?,
@@ -227,11 +228,35 @@ fn candidates(ctx: &mut Invocation, min_sessions: usize, samples: usize) -> anyh
     Ok(exit::OK)
 }
 
+fn repair(ctx: &mut Invocation) -> anyhow::Result<u8> {
+    let path = ctx.home.store_path();
+    if !path.exists() {
+        anyhow::bail!("{}: no store to repair", path.display());
+    }
+    let report = crate::damage::repair(&path).context("repairing the mother store")?;
+    if ctx.json {
+        ctx.out.json(&report)?;
+        return Ok(exit::OK);
+    }
+    writeln!(ctx.out, "kept       {} events (through #{})", report.kept, report.last_seq)?;
+    writeln!(
+        ctx.out,
+        "lost       {} below #{} ({} records read but not decodable)",
+        report.lost, report.last_seq, report.undecodable
+    )?;
+    if let Some(problem) = &report.first_problem {
+        writeln!(ctx.out, "problem    {problem}")?;
+    }
+    writeln!(ctx.out, "backup     {}", report.backup.display())?;
+    writeln!(ctx.out, "store      {} (indexes rebuilt; the graph is re-derived on the next write)", path.display())?;
+    Ok(exit::OK)
+}
+
 fn stats(ctx: &mut Invocation) -> anyhow::Result<u8> {
-    let store = ctx.open_store()?;
+    let store = ctx.open_store_read_only()?;
     let stats = EventLog::new(&store).stats()?;
     let graph = super::graph::current_graph(&store)?;
-    let figures = crate::graph::query::stats(&graph);
+    let figures = crate::graph::query::stats(&graph, crate::graph::params::Params::builtin().max_domain_members);
     if ctx.json {
         let mut value = serde_json::to_value(&stats)?;
         value["graph"] = serde_json::to_value(&figures)?;
@@ -261,6 +286,14 @@ fn stats(ctx: &mut Invocation) -> anyhow::Result<u8> {
     )?;
     for (t, n) in &figures.edges_by_type {
         writeln!(ctx.out, "  {t:<16} {n}")?;
+    }
+    if !figures.broad_domains.is_empty() {
+        let listed: Vec<String> = figures.broad_domains.iter().map(|(d, n)| format!("{d} ({n} nodes)")).collect();
+        writeln!(
+            ctx.out,
+            "broad      {} (no DOMAIN or SIBLING edges: on too many nodes to tell them apart)",
+            listed.join(", ")
+        )?;
     }
     Ok(exit::OK)
 }

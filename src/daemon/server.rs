@@ -431,7 +431,7 @@ async fn stats_route(State(d): State<Arc<Daemon>>) -> Answer {
         graph_store::refresh(&store, &Params::builtin())?;
         let graph = graph_store::read(&store)?
             .ok_or_else(|| anyhow::anyhow!("the graph is empty: nothing was synced or ingested yet"))?;
-        Ok(serde_json::to_value(query::stats(&graph))?)
+        Ok(serde_json::to_value(query::stats(&graph, Params::builtin().max_domain_members))?)
     })
     .await?;
     Ok(axum::Json(value))

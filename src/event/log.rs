@@ -21,8 +21,8 @@ use std::collections::BTreeMap;
 use std::ops::RangeBounds;
 
 use redb::{
-    MultimapTableDefinition, ReadTransaction, ReadableDatabase, ReadableMultimapTable, ReadableTable,
-    ReadableTableMetadata, TableDefinition, WriteTransaction,
+    MultimapTableDefinition, ReadTransaction, ReadableMultimapTable, ReadableTable, ReadableTableMetadata,
+    TableDefinition, WriteTransaction,
 };
 
 use super::{ContentHash, Event, EventKind, NodeRegistered, Source, StoredEvent, codec, node_identity};
@@ -112,7 +112,7 @@ impl<'s> EventLog<'s> {
 
     /// Appends events in one write transaction.
     pub fn append(&self, events: impl IntoIterator<Item = NewEvent>) -> Result<AppendReport, Error> {
-        let txn = self.store.db.begin_write()?;
+        let txn = self.store.begin_write()?;
         let report = append_in(&txn, events)?;
         txn.commit()?;
         Ok(report)
@@ -125,7 +125,7 @@ impl<'s> EventLog<'s> {
         events: impl IntoIterator<Item = NewEvent>,
         also: impl FnOnce(&WriteTransaction) -> Result<(), Error>,
     ) -> Result<AppendReport, Error> {
-        let txn = self.store.db.begin_write()?;
+        let txn = self.store.begin_write()?;
         let report = append_in(&txn, events)?;
         also(&txn)?;
         txn.commit()?;
@@ -160,7 +160,7 @@ impl<'s> EventLog<'s> {
     }
 
     fn read(&self) -> Result<ReadTransaction, Error> {
-        Ok(self.store.db.begin_read()?)
+        self.store.begin_read()
     }
 
     /// One event by sequence number.
@@ -400,9 +400,42 @@ impl<'s> EventLog<'s> {
         Ok(stats)
     }
 
+    /// Calls `visit(seq, record)` for each raw record from `from` on, in seq order, undecoded
+    /// (for `damage::repair`, which decides what to keep).
+    pub(crate) fn visit_records(&self, from: u64, mut visit: impl FnMut(u64, &[u8])) -> Result<(), Error> {
+        let txn = self.read()?;
+        let Some(events) = open_read(&txn, EVENTS)? else { return Ok(()) };
+        for entry in events.range(from..)? {
+            let (seq, bytes) = entry?;
+            visit(seq.value(), bytes.value());
+        }
+        Ok(())
+    }
+
+    /// One raw record, undecoded.
+    pub(crate) fn record(&self, seq: u64) -> Result<Option<Vec<u8>>, Error> {
+        let txn = self.read()?;
+        let Some(events) = open_read(&txn, EVENTS)? else { return Ok(None) };
+        Ok(events.get(seq)?.map(|bytes| bytes.value().to_vec()))
+    }
+
+    /// Writes events under their own seqs into this (empty) log in one transaction, then
+    /// rebuilds the indexes from them (for `damage::repair`).
+    pub(crate) fn restore(&self, events: &[StoredEvent]) -> Result<(), Error> {
+        let txn = self.store.begin_write()?;
+        {
+            let mut table = txn.open_table(EVENTS)?;
+            for event in events {
+                table.insert(event.seq, codec::encode(event).as_slice())?;
+            }
+        }
+        txn.commit()?;
+        self.rebuild_indexes()
+    }
+
     /// Drops every index table and rebuilds it from `events` alone.
     pub fn rebuild_indexes(&self) -> Result<(), Error> {
-        let txn = self.store.db.begin_write()?;
+        let txn = self.store.begin_write()?;
         txn.delete_table(LIVE)?;
         txn.delete_table(IDENTITY)?;
         txn.delete_multimap_table(BY_KIND)?;
@@ -703,7 +736,7 @@ mod tests {
         log.append([link("a", "b"), link("a", "c")]).unwrap();
         {
             // A batch that is written but never committed, as when the process dies.
-            let txn = store.db.begin_write().unwrap();
+            let txn = store.begin_write().unwrap();
             append_in(&txn, (0..100).map(|i| import("/m", &format!("r{i}")))).unwrap();
             txn.abort().unwrap();
         }

@@ -287,19 +287,22 @@ fn firing(facts: &Facts, params: &Params, rule: u8, a: u32, b: u32, groups: &[u3
         }
         program::R_SIBLING_DOMAIN | program::R_SHARED_DOMAIN => {
             let (common, specific, union) = facts.shared.get(&(a, b)).cloned().unwrap_or_default();
+            let broad = broad_note(&facts.broad_shared(a, b), params);
             if rule == program::R_SIBLING_DOMAIN {
                 let term = (w.sibling_per_specific_domain * specific as f64).min(1.0);
                 (
                     term,
                     format!(
-                        "{specific} specific shared domain(s) of [{}] × {}",
+                        "{specific} specific shared domain(s) of [{}] × {}{broad}",
                         common.join(", "),
                         w.sibling_per_specific_domain
                     ),
                 )
             } else {
                 let term = if union == 0 { 0.0 } else { common.len() as f64 / union as f64 };
-                (term, format!("Jaccard: {} shared [{}] / {union} domains in all", common.len(), common.join(", ")))
+                let detail =
+                    format!("Jaccard: {} shared [{}] / {union} domains in all{broad}", common.len(), common.join(", "));
+                (term, detail)
             }
         }
         program::R_TESTING_COMMAND | program::R_TESTING_CUES | program::R_LEARNING_CUES | program::R_USING_CUES => {
@@ -316,6 +319,15 @@ fn firing(facts: &Facts, params: &Params, rule: u8, a: u32, b: u32, groups: &[u3
         }
     };
     Firing { rule: name, term: round(term), detail, units }
+}
+
+/// `; too broad to count: rust (2000 nodes > 32)`, or nothing.
+pub fn broad_note(broad: &[(String, usize)], params: &Params) -> String {
+    if broad.is_empty() {
+        return String::new();
+    }
+    let listed: Vec<String> = broad.iter().map(|(d, n)| format!("{d} ({n} nodes)")).collect();
+    format!("; too broad to count (> {} nodes): {}", params.max_domain_members, listed.join(", "))
 }
 
 /// What changed between two graphs.

@@ -147,7 +147,7 @@ pub fn explain(
         }
     }
     if !exists {
-        out.near_misses = near_misses(&facts, a, b, edge_type);
+        out.near_misses = near_misses(&facts, params, a, b, edge_type);
     }
     for &g in facts.groups_by_pair.get(&(a, b)).into_iter().flatten() {
         let group = &facts.groups[g as usize];
@@ -238,7 +238,7 @@ fn listed(units: &[String]) -> String {
     }
 }
 
-fn near_misses(facts: &Facts, a: u32, b: u32, edge_type: EdgeType) -> Vec<NearMiss> {
+fn near_misses(facts: &Facts, params: &Params, a: u32, b: u32, edge_type: EdgeType) -> Vec<NearMiss> {
     let t = edge_code(edge_type);
     let need = program::MIN_CUE_SESSIONS as usize;
     let mut out = Vec::new();
@@ -294,6 +294,7 @@ fn near_misses(facts: &Facts, a: u32, b: u32, edge_type: EdgeType) -> Vec<NearMi
             }
             program::R_SIBLING_DOMAIN | program::R_SHARED_DOMAIN => {
                 let (common, specific, _) = facts.shared.get(&(a, b)).cloned().unwrap_or_default();
+                let broad = super::derive::broad_note(&facts.broad_shared(a, b), params);
                 let kinds = format!(
                     "{} is a {}, {} a {}",
                     facts.nodes[a as usize].id,
@@ -306,13 +307,13 @@ fn near_misses(facts: &Facts, a: u32, b: u32, edge_type: EdgeType) -> Vec<NearMi
                         && facts.nodes[b as usize].kind == NodeKind::Reference;
                     (
                         "a project and a reference sharing a specific (non-language) domain".to_string(),
-                        format!("{kinds}; shared domains [{}], {specific} specific", common.join(", ")),
+                        format!("{kinds}; shared domains [{}], {specific} specific{broad}", common.join(", ")),
                         if ok_kinds && !common.is_empty() { 0.5 } else { 0.0 },
                     )
                 } else {
                     (
                         "a project sharing any domain with the node".to_string(),
-                        format!("{kinds}; shared domains [{}]", common.join(", ")),
+                        format!("{kinds}; shared domains [{}]{broad}", common.join(", ")),
                         0.0,
                     )
                 }

@@ -71,11 +71,29 @@ pub struct Facts {
     /// Live unlinks: (from, type, to) → seq.
     pub unlinks: BTreeMap<(u32, u8, u32), u64>,
     /// Shared domains by pair: (all shared, specific shared, union size).
+    /// Broad domains are left out of all three (see [`shared_domains`]).
     pub shared: BTreeMap<(u32, u32), (Vec<String>, usize, usize)>,
+    /// Broad domains (on more than `max_domain_members` nodes) → their node count.
+    pub broad_domains: BTreeMap<String, usize>,
     /// The newest dated evidence (recency is measured from it).
     pub newest_date: Option<jiff::civil::Date>,
     /// The last event seq the facts saw.
     pub through_seq: u64,
+}
+
+impl Facts {
+    /// The broad domains `a` and `b` share, with their node counts: shared, but ignored.
+    pub fn broad_shared(&self, a: u32, b: u32) -> Vec<(String, usize)> {
+        let of = |n: u32| self.nodes.get(n as usize).map(|n| n.domains.as_slice()).unwrap_or_default();
+        let mut out: Vec<(String, usize)> = of(a)
+            .iter()
+            .filter(|d| of(b).contains(d))
+            .filter_map(|d| self.broad_domains.get(d).map(|n| (d.clone(), *n)))
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
 }
 
 pub fn edge_code(t: EdgeType) -> u8 {
@@ -313,37 +331,11 @@ pub fn from_events(events: &[StoredEvent], params: &Params, through_seq: u64) ->
         input.unlinked.push(Unlinked(a, t, b));
     }
 
-    // Shared domains, for every ordered pair with a project first (the only pairs the
-    // domain rules read), in node order.
-    let languages: BTreeSet<&str> = params.languages.iter().map(String::as_str).collect();
-    let mut shared = BTreeMap::new();
-    let mut by_domain: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
-    for (i, node) in nodes.iter().enumerate() {
-        for d in &node.domains {
-            by_domain.entry(d.as_str()).or_default().push(i as u32);
-        }
-    }
-    let mut pairs: BTreeSet<(u32, u32)> = BTreeSet::new();
-    for members in by_domain.values() {
-        for &a in members {
-            if nodes[a as usize].kind != NodeKind::Project {
-                continue;
-            }
-            for &b in members {
-                if a != b {
-                    pairs.insert((a, b));
-                }
-            }
-        }
-    }
-    for (a, b) in pairs {
-        let da: BTreeSet<&str> = nodes[a as usize].domains.iter().map(String::as_str).collect();
-        let db: BTreeSet<&str> = nodes[b as usize].domains.iter().map(String::as_str).collect();
-        let common: Vec<String> = da.intersection(&db).map(|s| s.to_string()).collect();
-        let specific = common.iter().filter(|d| !languages.contains(d.as_str())).count();
-        let union = da.union(&db).count();
+    let domains = shared_domains(&nodes, params);
+    for ((a, b), shared) in &domains.pairs {
+        let (a, b) = (*a, *b);
         let g = groups.len() as u32;
-        input.shared_domains.push(SharedDomains(a, b, common.len() as u32, specific as u32, g));
+        input.shared_domains.push(SharedDomains(a, b, shared.0.len() as u32, shared.1 as u32, g));
         groups.push(GroupInfo {
             kind: program::G_REGISTRATION,
             from: a,
@@ -355,7 +347,6 @@ pub fn from_events(events: &[StoredEvent], params: &Params, through_seq: u64) ->
             link_weight: None,
             link_type: None,
         });
-        shared.insert((a, b), (common, specific, union));
     }
 
     Facts {
@@ -367,8 +358,136 @@ pub fn from_events(events: &[StoredEvent], params: &Params, through_seq: u64) ->
         groups_by_pair,
         feedback,
         unlinks,
-        shared,
+        shared: domains.pairs,
+        broad_domains: domains.broad,
         newest_date,
         through_seq,
+    }
+}
+
+/// The domains pairs of nodes share, and the broad domains.
+struct DomainFacts {
+    /// (project, other node) → (shared domains, how many are specific, union size).
+    pairs: BTreeMap<(u32, u32), (Vec<String>, usize, usize)>,
+    broad: BTreeMap<String, usize>,
+}
+
+/// Shared domains, for every ordered pair with a project first (the only pairs the
+/// domain rules read), in node order.
+///
+/// Invariant: the work and the output are bounded by `max_domain_members` × the number of
+/// (node, domain) registrations, never by nodes²: a domain on more nodes than
+/// `max_domain_members` is *broad* and is ignored (it makes no pair and counts in no
+/// pair's shared set or union), and every pair comes from a narrow domain the two share,
+/// accumulated while walking that domain's members.
+fn shared_domains(nodes: &[NodeRegistered], params: &Params) -> DomainFacts {
+    let languages: BTreeSet<&str> = params.languages.iter().map(String::as_str).collect();
+    // Invariant: members are distinct and in node order.
+    let mut by_domain: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
+    for (i, node) in nodes.iter().enumerate() {
+        let distinct: BTreeSet<&str> = node.domains.iter().map(String::as_str).collect();
+        for d in distinct {
+            by_domain.entry(d).or_default().push(i as u32);
+        }
+    }
+    let mut broad = BTreeMap::new();
+    let mut narrow_count = vec![0usize; nodes.len()];
+    let mut common: BTreeMap<(u32, u32), Vec<&str>> = BTreeMap::new();
+    for (domain, members) in &by_domain {
+        if members.len() > params.max_domain_members {
+            broad.insert(domain.to_string(), members.len());
+            continue;
+        }
+        for &a in members {
+            narrow_count[a as usize] += 1;
+            if nodes[a as usize].kind != NodeKind::Project {
+                continue;
+            }
+            for &b in members {
+                if a != b {
+                    // Domains are visited in order, so each pair's list is sorted.
+                    common.entry((a, b)).or_default().push(domain);
+                }
+            }
+        }
+    }
+    let pairs = common
+        .into_iter()
+        .map(|((a, b), shared)| {
+            let specific = shared.iter().filter(|d| !languages.contains(*d)).count();
+            let union = narrow_count[a as usize] + narrow_count[b as usize] - shared.len();
+            ((a, b), (shared.into_iter().map(str::to_string).collect(), specific, union))
+        })
+        .collect();
+    DomainFacts { pairs, broad }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{ContentHash, Source};
+
+    fn node(id: String, kind: NodeKind, domains: &[&str]) -> NodeRegistered {
+        NodeRegistered {
+            id,
+            kind,
+            path: None,
+            domains: domains.iter().map(|d| d.to_string()).collect(),
+            summary: None,
+            aliases: vec![],
+            packages: vec![],
+        }
+    }
+
+    fn facts_of(nodes: Vec<NodeRegistered>) -> Facts {
+        let events: Vec<StoredEvent> = nodes
+            .into_iter()
+            .enumerate()
+            .map(|(i, n)| StoredEvent {
+                seq: i as u64 + 1,
+                ts_ms: 0,
+                source: Source::Cli,
+                hash: ContentHash([0; 32]),
+                event: Event::NodeRegistered(n),
+            })
+            .collect();
+        let through = events.len() as u64;
+        from_events(&events, &Params::builtin(), through)
+    }
+
+    /// 3,000 projects all in `rust` and each in one of 150 narrow domains of 20 members:
+    /// all pairs would be 9M; the pairs made are exactly the narrow domains' 3,000 × 19.
+    #[test]
+    fn a_broad_domain_makes_no_pairs_and_pairs_are_bounded_by_narrow_domains() {
+        let params = Params::builtin();
+        let nodes: Vec<NodeRegistered> = (0..3_000)
+            .map(|i| node(format!("p{i:05}"), NodeKind::Project, &["rust", &format!("d{:03}", i / 20)]))
+            .collect();
+        let facts = facts_of(nodes);
+        assert_eq!(facts.broad_domains, BTreeMap::from([("rust".to_string(), 3_000)]));
+        assert!(params.max_domain_members < 3_000 && params.max_domain_members >= 20);
+        assert_eq!(facts.input.shared_domains.len(), 3_000 * 19);
+        assert_eq!(facts.shared.len(), 3_000 * 19);
+        // `rust` counts in no pair: not shared, not in the union.
+        let (common, specific, union) = &facts.shared[&(0, 1)];
+        assert_eq!((common.as_slice(), *specific, *union), (["d000".to_string()].as_slice(), 1, 1));
+        assert_eq!(facts.broad_shared(0, 1), vec![("rust".to_string(), 3_000)]);
+        assert!(!facts.shared.contains_key(&(0, 20)), "only the broad domain in common");
+    }
+
+    #[test]
+    fn narrow_domains_keep_their_pairs_and_jaccard() {
+        let nodes = vec![
+            node("a".into(), NodeKind::Project, &["rust", "search", "rust"]),
+            node("b".into(), NodeKind::Reference, &["rust", "search", "db"]),
+            node("c".into(), NodeKind::Reference, &["python"]),
+        ];
+        let facts = facts_of(nodes);
+        assert!(facts.broad_domains.is_empty());
+        let (common, specific, union) = &facts.shared[&(0, 1)];
+        assert_eq!(common, &["rust".to_string(), "search".to_string()]);
+        assert_eq!((*specific, *union), (1, 3));
+        // Only pairs with a project first.
+        assert_eq!(facts.shared.len(), 1);
     }
 }

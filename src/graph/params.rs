@@ -25,6 +25,7 @@ pub struct Weights {
 #[serde(deny_unknown_fields)]
 struct Domains {
     languages: Vec<String>,
+    max_members: usize,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -58,6 +59,8 @@ pub struct Params {
     pub borrowing_cues: Vec<String>,
     /// Lower-cased ending cues that contradict a claim (they end LEARNS_FROM too).
     pub contradiction_cues: Vec<String>,
+    /// A domain on more nodes than this is broad: the domain rules ignore it.
+    pub max_domain_members: usize,
     /// A hash of the parameters and rule program version (part of the graph's stamp).
     pub fingerprint: [u8; 32],
 }
@@ -77,6 +80,7 @@ impl Params {
             languages: file.domains.languages.into_iter().map(|d| d.to_lowercase()).collect(),
             borrowing_cues: file.learning.borrowing_cues.into_iter().map(|d| d.trim().to_lowercase()).collect(),
             contradiction_cues: file.ending.contradiction_cues.into_iter().map(|d| d.trim().to_lowercase()).collect(),
+            max_domain_members: file.domains.max_members.max(2),
             fingerprint: *hasher.finalize().as_bytes(),
         }
     }

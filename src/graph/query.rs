@@ -305,9 +305,13 @@ pub struct GraphStats {
     pub largest_component: usize,
     pub isolated_nodes: usize,
     pub through_seq: u64,
+    /// Domains on more nodes than the domain rules count (broad: no DOMAIN or SIBLING
+    /// edges come from them) → their node count.
+    pub broad_domains: BTreeMap<String, usize>,
 }
 
-pub fn stats(graph: &Graph) -> GraphStats {
+/// `max_domain_members`: the parameter above which a domain is broad.
+pub fn stats(graph: &Graph, max_domain_members: usize) -> GraphStats {
     let n = graph.nodes.len();
     let index: HashMap<&str, usize> = graph.nodes.iter().enumerate().map(|(i, n)| (n.id.as_str(), i)).collect();
     let mut parent: Vec<usize> = (0..n).collect();
@@ -336,6 +340,18 @@ pub fn stats(graph: &Graph) -> GraphStats {
         let root = find(&mut parent, i);
         *sizes.entry(root).or_default() += 1;
     }
+    let mut domain_members: BTreeMap<&str, usize> = BTreeMap::new();
+    for node in &graph.nodes {
+        let distinct: std::collections::BTreeSet<&str> = node.domains.iter().map(String::as_str).collect();
+        for d in distinct {
+            *domain_members.entry(d).or_default() += 1;
+        }
+    }
+    let broad_domains = domain_members
+        .into_iter()
+        .filter(|(_, members)| *members > max_domain_members)
+        .map(|(d, members)| (d.to_string(), members))
+        .collect();
     GraphStats {
         nodes: n,
         edges: graph.edges.len(),
@@ -345,6 +361,7 @@ pub fn stats(graph: &Graph) -> GraphStats {
         largest_component: sizes.values().copied().max().unwrap_or(0),
         isolated_nodes: degree.iter().filter(|d| **d == 0).count(),
         through_seq: graph.through_seq,
+        broad_domains,
     }
 }
 

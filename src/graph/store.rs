@@ -9,7 +9,7 @@
 //! Architecture Invariant: the stored graph is derived state. A graph is written whole,
 //! in one transaction, and never over a graph stamped with a later seq.
 
-use redb::{ReadableDatabase, ReadableTable, TableDefinition};
+use redb::{ReadableTable, TableDefinition};
 
 use super::derive::{self, Edge, Graph, GraphDiff, GraphNode};
 use super::params::Params;
@@ -58,7 +58,7 @@ fn prefix(id: &str) -> String {
 pub type Stamp = (u64, [u8; 32]);
 
 pub fn stamp(store: &Store) -> Result<Option<Stamp>, Error> {
-    let txn = store.db.begin_read()?;
+    let txn = store.begin_read()?;
     let meta = match txn.open_table(META) {
         Ok(t) => t,
         Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
@@ -75,7 +75,7 @@ pub fn stamp(store: &Store) -> Result<Option<Stamp>, Error> {
 
 /// Writes `graph` whole, unless the stored graph is stamped with a later seq.
 pub fn write(store: &Store, graph: &Graph) -> Result<bool, Error> {
-    let txn = store.db.begin_write()?;
+    let txn = store.begin_write()?;
     {
         let meta = txn.open_table(META)?;
         if let Some(v) = meta.get("stamp")? {
@@ -124,7 +124,7 @@ pub fn write(store: &Store, graph: &Graph) -> Result<bool, Error> {
 /// The stored graph, whole.
 pub fn read(store: &Store) -> Result<Option<Graph>, Error> {
     let Some((through_seq, fingerprint)) = stamp(store)? else { return Ok(None) };
-    let txn = store.db.begin_read()?;
+    let txn = store.begin_read()?;
     let mut graph = Graph { through_seq, fingerprint, nodes: Vec::new(), edges: Vec::new(), ended: Vec::new() };
     for entry in txn.open_table(NODES)?.iter()? {
         let (_, v) = entry?;
@@ -151,7 +151,7 @@ pub fn read(store: &Store) -> Result<Option<Graph>, Error> {
 
 /// One stored edge.
 pub fn edge(store: &Store, from: &str, t: EdgeType, to: &str) -> Result<Option<Edge>, Error> {
-    let txn = store.db.begin_read()?;
+    let txn = store.begin_read()?;
     let table = match txn.open_table(EDGES) {
         Ok(t) => t,
         Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
@@ -165,7 +165,7 @@ pub fn edge(store: &Store, from: &str, t: EdgeType, to: &str) -> Result<Option<E
 
 /// One stored edge that ended (history).
 pub fn ended_edge(store: &Store, from: &str, t: EdgeType, to: &str) -> Result<Option<Edge>, Error> {
-    let txn = store.db.begin_read()?;
+    let txn = store.begin_read()?;
     let table = match txn.open_table(ENDED) {
         Ok(t) => t,
         Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
@@ -179,7 +179,7 @@ pub fn ended_edge(store: &Store, from: &str, t: EdgeType, to: &str) -> Result<Op
 
 /// Edges out of `id` (routing direction), in key order.
 pub fn out_edges(store: &Store, id: &str) -> Result<Vec<Edge>, Error> {
-    let txn = store.db.begin_read()?;
+    let txn = store.begin_read()?;
     let table = match txn.open_table(EDGES) {
         Ok(t) => t,
         Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
@@ -199,7 +199,7 @@ pub fn out_edges(store: &Store, id: &str) -> Result<Vec<Edge>, Error> {
 
 /// Edges into `id`, in key order.
 pub fn in_edges(store: &Store, id: &str) -> Result<Vec<Edge>, Error> {
-    let txn = store.db.begin_read()?;
+    let txn = store.begin_read()?;
     let (inbound, edges) = match (txn.open_table(IN), txn.open_table(EDGES)) {
         (Ok(i), Ok(e)) => (i, e),
         (Err(redb::TableError::TableDoesNotExist(_)), _) | (_, Err(redb::TableError::TableDoesNotExist(_))) => {
@@ -234,7 +234,7 @@ pub struct Adjacency {
 
 impl Adjacency {
     pub fn open(store: &Store) -> Result<Adjacency, Error> {
-        let txn = store.db.begin_read()?;
+        let txn = store.begin_read()?;
         let open = |table| match txn.open_table(table) {
             Ok(table) => Ok(Some(table)),
             Err(redb::TableError::TableDoesNotExist(_)) => Ok(None),
@@ -302,8 +302,23 @@ pub fn refresh(store: &Store, params: &Params) -> Result<Refresh, Error> {
     Ok(Refresh { derived: true, through_seq: graph.through_seq, edges: graph.edges.len(), diff })
 }
 
+/// The graph as of the log without writing: the stored graph when it is current, else
+/// derived in memory (for read-only stores).
+pub fn current(store: &Store, params: &Params) -> Result<Graph, Error> {
+    let log = EventLog::new(store);
+    let last = log.last_seq()?.unwrap_or(0);
+    if let Some((seq, fingerprint)) = stamp(store)?
+        && seq == last
+        && fingerprint == params.fingerprint
+        && let Some(graph) = read(store)?
+    {
+        return Ok(graph);
+    }
+    derive::derive(&log, params)
+}
+
 pub fn edge_count(store: &Store) -> Result<usize, Error> {
-    let txn = store.db.begin_read()?;
+    let txn = store.begin_read()?;
     match txn.open_table(EDGES) {
         Ok(t) => Ok(redb::ReadableTableMetadata::len(&t)? as usize),
         Err(redb::TableError::TableDoesNotExist(_)) => Ok(0),

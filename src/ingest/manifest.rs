@@ -3,7 +3,12 @@
 //! Each yields the names of the dependencies it declares, with the line that declares
 //! them. Matching a name to a registered node (by id, alias or listed package name) is the
 //! caller's job. A manifest that does not parse is a diagnostic, never a panic.
+//!
+//! Invariant: linear in the manifest (parsers, a hash set to dedupe, one pass to find
+//! declaration lines); a 6 MB Cargo.toml, a 7.6 MB package.json or a 6.1 MB
+//! requirements.txt each took over 60 s when every name rescanned the text.
 
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// A dependency declared by a manifest.
@@ -45,14 +50,16 @@ pub fn dependencies(kind: ManifestKind, text: &str) -> Result<Vec<Dependency>, S
         ManifestKind::Requirements => return Ok(requirements(text)),
         ManifestKind::GoMod => return Ok(go_mod(text)),
     };
-    let mut out: Vec<Dependency> = Vec::new();
-    for name in names {
-        if !out.iter().any(|d| d.name == name) {
-            let line = declaration_line(text, &name);
-            out.push(Dependency { name, line });
-        }
-    }
-    Ok(out)
+    let mut seen: HashSet<String> = HashSet::with_capacity(names.len());
+    let names: Vec<String> = names.into_iter().filter(|n| seen.insert(n.clone())).collect();
+    let lines = declaration_lines(text, &seen);
+    Ok(names
+        .into_iter()
+        .map(|name| {
+            let line = lines.get(name.as_str()).copied().unwrap_or(0);
+            Dependency { name, line }
+        })
+        .collect())
 }
 
 fn cargo(text: &str) -> Result<Vec<String>, String> {
@@ -137,13 +144,14 @@ fn requirement_name(req: &str) -> Option<String> {
 
 fn requirements(text: &str) -> Vec<Dependency> {
     let mut out = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();
         if line.is_empty() || line.starts_with('-') {
             continue;
         }
         if let Some(name) = requirement_name(line)
-            && !out.iter().any(|d: &Dependency| d.name == name)
+            && seen.insert(name.clone())
         {
             out.push(Dependency { name, line: i as u32 + 1 });
         }
@@ -179,22 +187,66 @@ fn go_mod(text: &str) -> Vec<Dependency> {
     out
 }
 
-/// The first line that declares `name` (as a key or a quoted string), best effort.
-fn declaration_line(text: &str, name: &str) -> u32 {
+/// The first line that declares each of `names`, best effort, in one pass over the text
+/// (a name not found has no entry). A line declares a name as a key (`name = …`,
+/// `name.workspace = true`), a table header (`[dependencies.name]`) or a quoted string
+/// (`"name": …`, `"name>=1.0"`, `package = "name"`).
+///
+/// Invariant: linear in the text (each line is cut into at most [`MAX_KEY_CUTS`] + 1 key
+/// candidates and its quoted strings, each looked up once); it used to scan the text once
+/// per name, 76.5 s for a Cargo.toml of 40,000 dependencies.
+fn declaration_lines<'a>(text: &str, names: &'a HashSet<String>) -> HashMap<&'a str, u32> {
+    // A name declared as a key (or a string opening its line) anywhere beats a name
+    // quoted inside a line (`package = "name"`, an inline list).
+    let mut keys: HashMap<&'a str, u32> = HashMap::new();
+    let mut inline: HashMap<&'a str, u32> = HashMap::new();
+    let mut note = |candidate: &str, line: u32, as_key: bool| {
+        if let Some(name) = names.get(candidate) {
+            let found = if as_key { &mut keys } else { &mut inline };
+            found.entry(name.as_str()).or_insert(line);
+        }
+    };
     for (i, line) in text.lines().enumerate() {
+        let line_no = i as u32 + 1;
         let t = line.trim_start();
-        let quoted = format!("\"{name}");
-        if t.starts_with(name) && t[name.len()..].trim_start().starts_with(['=', '.', ' ']) || t.starts_with(&quoted) {
-            return i as u32 + 1;
+        // A key: `name = …` or a dotted key `name.workspace = true` (names may hold dots).
+        let key_len = t
+            .find(|c: char| c.is_whitespace() || matches!(c, '=' | '"' | '\'' | '[' | ']' | '{' | '}' | ','))
+            .unwrap_or(t.len());
+        let key = &t[..key_len];
+        if !key.is_empty() && t[key_len..].trim_start().starts_with('=') {
+            note(key, line_no, true);
+            for (cut, _) in key.match_indices('.').take(MAX_KEY_CUTS) {
+                note(&key[..cut], line_no, true);
+            }
+        }
+        // A table header: the last dotted part, unquoted.
+        if let Some(header) = t.strip_prefix('[').and_then(|h| h.trim_end().strip_suffix(']')) {
+            let last = header.rsplit('.').next().unwrap_or("").trim().trim_matches(['"', '\'']);
+            note(last, line_no, true);
+        }
+        // Quoted strings: the name at the start of each (`"name"`, `"name>=1"`).
+        let mut rest = t;
+        while let Some(open) = rest.find('"') {
+            let opens_line = rest.len() == t.len() && open == 0;
+            let inside = &rest[open + 1..];
+            let close = inside.find('"').unwrap_or(inside.len());
+            let quoted = &inside[..close];
+            note(quoted, line_no, opens_line);
+            if let Some(name) = requirement_name(quoted) {
+                note(&name, line_no, opens_line);
+            }
+            rest = inside.get(close + 1..).unwrap_or("");
         }
     }
-    for (i, line) in text.lines().enumerate() {
-        if line.contains(name) {
-            return i as u32 + 1;
-        }
+    for (name, line) in inline {
+        keys.entry(name).or_insert(line);
     }
-    0
+    keys
 }
+
+/// How many dotted prefixes of a key are tried as names (`a.b.c` → `a`, `a.b`).
+const MAX_KEY_CUTS: usize = 4;
 
 #[cfg(test)]
 mod tests {
@@ -235,5 +287,38 @@ mod tests {
         assert_eq!(kind_of(Path::new("/a/Cargo.toml")), Some(ManifestKind::Cargo));
         assert_eq!(kind_of(Path::new("/a/requirements-dev.txt")), Some(ManifestKind::Requirements));
         assert_eq!(kind_of(Path::new("/a/notes.txt")), None);
+    }
+
+    #[test]
+    fn declaration_lines_prefer_keys_and_know_table_headers() {
+        let text = "[package]\nname = \"foo\"\n\n[dependencies]\nbar = { package = \"foo\" }\nfoo = \"1\"\n\n[dependencies.baz]\nversion = \"1\"\n";
+        assert_eq!(names(ManifestKind::Cargo, text), vec![("foo".into(), 6), ("baz".into(), 8)]);
+        let inline = "[project]\ndependencies = [\"duckdb>=1\", \"usearch\"]\n";
+        assert_eq!(names(ManifestKind::Pyproject, inline), vec![("duckdb".into(), 2), ("usearch".into(), 2)]);
+    }
+
+    #[test]
+    fn big_manifests_stay_linear() {
+        let cargo = |n: usize| {
+            let deps: String = (0..n).map(|i| format!("dep{i:06} = \"1\"\n")).collect();
+            format!("[package]\nname = \"x\"\n\n[dependencies]\n{deps}")
+        };
+        let found = names(ManifestKind::Cargo, &cargo(3));
+        assert_eq!(found, vec![("dep000000".into(), 5), ("dep000001".into(), 6), ("dep000002".into(), 7)]);
+        crate::testing::assert_subquadratic("Cargo.toml", 2_000, |n| {
+            assert_eq!(dependencies(ManifestKind::Cargo, &cargo(n)).unwrap().len(), n);
+        });
+        let npm = |n: usize| {
+            let deps: Vec<String> = (0..n).map(|i| format!("    \"dep{i:06}\": \"^1\"")).collect();
+            format!("{{\n  \"dependencies\": {{\n{}\n  }}\n}}\n", deps.join(",\n"))
+        };
+        assert_eq!(names(ManifestKind::Npm, &npm(2))[1], ("dep000001".into(), 4));
+        crate::testing::assert_subquadratic("package.json", 5_000, |n| {
+            assert_eq!(dependencies(ManifestKind::Npm, &npm(n)).unwrap().len(), n);
+        });
+        let requirements = |n: usize| (0..n).map(|i| format!("dep{i:06}==1.0\n")).collect::<String>();
+        crate::testing::assert_subquadratic("requirements.txt", 20_000, |n| {
+            assert_eq!(dependencies(ManifestKind::Requirements, &requirements(n)).unwrap().len(), n);
+        });
     }
 }

@@ -19,6 +19,14 @@
 //!
 //! Architecture Invariant: extraction is a pure function of (text, nodes, cues): no I/O,
 //! no clock, deterministic order (by byte offset).
+//!
+//! Invariant: extraction is O(n log n) in the text, however many mentions share a line.
+//! Every per-mention look-around (path token, sentence, nearest cue, `--repo` command) is
+//! a binary search in positions found once per text ([`Layout`]), or is bounded by a
+//! constant (a command is read at most [`MAX_COMMAND`] bytes back). One line holding
+//! 100,000 mentions took 31.6 s when each mention rescanned its line.
+
+use std::collections::HashSet;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
@@ -54,6 +62,7 @@ pub struct NodeMatcher {
 impl NodeMatcher {
     pub fn new<'a>(nodes: impl IntoIterator<Item = &'a NodeRegistered>, cues: &Cues) -> NodeMatcher {
         let mut patterns: Vec<String> = Vec::new();
+        let mut seen: HashSet<String> = HashSet::new();
         let mut terms = Vec::new();
         let mut ids = Vec::new();
         for (node_idx, node) in nodes.into_iter().enumerate() {
@@ -61,7 +70,7 @@ impl NodeMatcher {
             let id_ambiguous = cues.ambiguous.contains(&node.id.to_lowercase());
             let mut add = |text: &str, kind: TermKind, ambiguous: bool| {
                 let lower = text.trim().to_lowercase();
-                if lower.chars().count() < 2 || patterns.contains(&lower) {
+                if lower.chars().count() < 2 || !seen.insert(lower.clone()) {
                     return;
                 }
                 patterns.push(lower);
@@ -111,6 +120,10 @@ pub struct FoundMention {
 }
 
 const MAX_SENTENCE: usize = 400;
+/// How far back from `--repo` a command is read, in bytes.
+const MAX_COMMAND: usize = 512;
+/// The longest word after a mention that can be a repo word ("repo", "codebase", …).
+const MAX_REPO_WORD: usize = 64;
 
 struct Candidate {
     node: usize,
@@ -128,6 +141,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
     let line_starts: Vec<usize> = std::iter::once(0).chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1)).collect();
     let line_of = |offset: usize| line_starts.partition_point(|&s| s <= offset) - 1;
     let line_end = |line_idx: usize| line_starts.get(line_idx + 1).map(|&s| s - 1).unwrap_or(bytes.len());
+    let layout = Layout::new(text);
 
     let mut candidates: Vec<Candidate> = Vec::new();
     for m in matcher.automaton.find_iter(text) {
@@ -144,7 +158,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         }
         let line_idx = line_of(start);
         let line_start = line_starts[line_idx];
-        let Some(path_ok) = path_context(text, start, end, line_start, line_end(line_idx), cues) else {
+        let Some(path_ok) = path_context(text, &layout, start, end, line_start, line_end(line_idx), cues) else {
             continue;
         };
         let mut repo_context = term.kind == TermKind::OwnerName || path_ok;
@@ -166,7 +180,8 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         });
     }
 
-    let cue_hits = cues.find_all(text);
+    let cue_hits = CueIndex::new(cues.find_all(text));
+    let mut nodes_on_line: HashSet<usize> = HashSet::new();
     let lines: Vec<(usize, usize)> = (0..line_starts.len()).map(|i| (line_starts[i], line_end(i))).collect();
     let mut blocks = Blocks::default();
     let mut out = Vec::with_capacity(candidates.len());
@@ -181,12 +196,13 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         let line = &candidates[i..j];
         let (line_start, line_stop) = (line_starts[line_idx], line_end(line_idx));
         let mut found: Vec<FoundMention> = Vec::new();
-        let mut nodes_on_line: Vec<usize> = Vec::new();
+        nodes_on_line.clear();
+        let breaks = sentence_breaks(bytes, line_start, line_stop);
         for c in line {
-            let (s_start, s_end) = sentence_bounds(text, line_start, line_stop, c.start, c.end);
+            let (s_start, s_end) = sentence_bounds(&breaks, line_start, line_stop, c.start, c.end);
             let (mut cue, mut strong) = match &c.flag_cue {
                 Some(flag) => (Some((CueClass::Testing, flag.clone())), true),
-                None => match nearest_cue(&cue_hits, s_start, s_end, c.start, c.end) {
+                None => match cue_hits.nearest(s_start, s_end, c.start, c.end) {
                     Some(hit) => (Some((hit.class, text[hit.start..hit.end].to_string())), hit.strong),
                     None => (None, false),
                 },
@@ -201,9 +217,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 cue = Some(lead);
                 strong = true;
             }
-            if !nodes_on_line.contains(&c.node) {
-                nodes_on_line.push(c.node);
-            }
+            nodes_on_line.insert(c.node);
             let (cue_class, cue) = cue.unwrap_or((CueClass::Plain, String::new()));
             let strong_cue = strong && cue_class != CueClass::Plain;
             found.push(FoundMention {
@@ -373,10 +387,18 @@ fn find_lead_in(
     Some((class, format!("{words} (lead-in \"{}\", line {})", label.trim(), lead + 1)))
 }
 
+/// How many bytes on each side of a mention an ending phrase (with its filler and object
+/// words) may take.
+const ENDING_WINDOW: usize = 120;
+
 /// The ending cue of a mention, if a removal or contradiction stands right at it.
 fn ending_cue(text: &str, s_start: usize, s_end: usize, start: usize, end: usize, cues: &Cues) -> Option<String> {
-    let before = text[s_start..start].to_lowercase();
-    let after = text[end..s_end].to_lowercase();
+    // Ending phrases stand right at the mention: a bounded window on each side keeps a
+    // mention in a huge sentence O(1).
+    let from = text.floor_char_boundary(start.saturating_sub(ENDING_WINDOW).max(s_start));
+    let to = text.ceil_char_boundary((end + ENDING_WINDOW).min(s_end));
+    let before = text[from..start].to_lowercase();
+    let after = text[end..to].to_lowercase();
     let words = |s: &str| -> Vec<String> {
         s.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-'))
             .filter(|w| !w.is_empty())
@@ -434,6 +456,7 @@ fn is_token_byte(b: u8) -> bool {
 /// repo path; `Some(false)` for no path at all.
 fn path_context(
     text: &str,
+    layout: &Layout,
     start: usize,
     end: usize,
     line_start: usize,
@@ -441,24 +464,16 @@ fn path_context(
     cues: &Cues,
 ) -> Option<bool> {
     let bytes = text.as_bytes();
-    let mut token_start = start;
-    while token_start > line_start && is_token_byte(bytes[token_start - 1]) {
-        token_start -= 1;
-    }
-    let mut token_end = end;
-    while token_end < line_stop && is_token_byte(bytes[token_end]) {
-        token_end += 1;
-    }
-    let token = &text[token_start..token_end];
+    let (token_start, token_end) = layout.token_around(start, end, line_start, line_stop);
     // Sentence punctuation right after a word is not a path.
-    if !token.contains('/') {
+    if !layout.has_slash(token_start, token_end) {
         return Some(false);
     }
     let slash_before = start > token_start && bytes[start - 1] == b'/';
     let slash_after = end < token_end && bytes[end] == b'/';
     if slash_before {
-        let before = &text[token_start..start - 1];
-        let segment = before.rsplit('/').next().unwrap_or("").to_lowercase();
+        let before = &text[layout.last_slash_before(token_start, start - 1)..start - 1];
+        let segment = before.to_lowercase();
         let segment = segment.trim_start_matches(['~', '.', '@']);
         if cues.repo_path_segments.iter().any(|s| s == segment) {
             return Some(true);
@@ -486,8 +501,10 @@ fn repo_flag(text: &str, line_start: usize, start: usize, end: usize, cues: &Cue
     } else {
         return None;
     };
-    // The command runs from the last code-span or line start to the flag.
-    let command_start = before[..flag_end].rfind('`').map(|i| i + 1).unwrap_or(0);
+    // The command runs from the last code-span or line start to the flag, and is read at
+    // most MAX_COMMAND bytes back (so a line of many `--repo X` stays linear).
+    let window = before.floor_char_boundary(flag_end.saturating_sub(MAX_COMMAND));
+    let command_start = before[window..flag_end].rfind('`').map(|i| window + i + 1).unwrap_or(window);
     let command = &before[command_start..flag_end];
     let words: Vec<String> = command
         .split(|c: char| !c.is_alphanumeric() && c != '-' && c != '_')
@@ -507,50 +524,112 @@ fn followed_by_repo_word(text: &str, end: usize, cues: &Cues) -> bool {
     let rest = &text[end..];
     let rest = rest.strip_prefix("'s").unwrap_or(rest);
     let rest = rest.trim_start_matches([' ', ')', '`', '*']);
-    let word: String = rest.chars().take_while(|c| c.is_alphanumeric()).collect::<String>().to_lowercase();
+    let word: String =
+        rest.chars().take(MAX_REPO_WORD).take_while(|c| c.is_alphanumeric()).collect::<String>().to_lowercase();
     !word.is_empty() && cues.repo_words.contains(&word)
 }
 
-/// The sentence holding `[start, end)` within its line.
-fn sentence_bounds(text: &str, line_start: usize, line_stop: usize, start: usize, end: usize) -> (usize, usize) {
-    let bytes = text.as_bytes();
+/// The sentence breaks of a line, in order: each the index of a '.', '!' or '?' followed
+/// by a space and an uppercase letter, with a lowercase letter, digit or closing mark
+/// before it.
+fn sentence_breaks(bytes: &[u8], line_start: usize, line_stop: usize) -> Vec<usize> {
     let is_break = |i: usize| {
-        // `i` is the index of a '.', '!' or '?' followed by a space and an uppercase letter,
-        // with a lowercase letter, digit or closing mark before it.
-        matches!(bytes[i], b'.' | b'!' | b'?')
-            && i + 2 < line_stop
+        i + 2 < line_stop
             && bytes[i + 1] == b' '
             && bytes[i + 2].is_ascii_uppercase()
             && i > line_start
             && (bytes[i - 1].is_ascii_lowercase() || bytes[i - 1].is_ascii_digit() || b")`\"'".contains(&bytes[i - 1]))
     };
-    let mut s = start;
-    while s > line_start && !is_break(s - 1) {
-        s -= 1;
-    }
-    let mut e = end;
-    while e < line_stop && !is_break(e) {
-        e += 1;
-    }
-    if e < line_stop {
-        e += 1; // keep the full stop
-    }
+    memchr::memchr3_iter(b'.', b'!', b'?', &bytes[line_start..line_stop])
+        .map(|i| line_start + i)
+        .filter(|&i| is_break(i))
+        .collect()
+}
+
+/// The sentence holding `[start, end)` within its line, given the line's breaks.
+fn sentence_bounds(breaks: &[usize], line_start: usize, line_stop: usize, start: usize, end: usize) -> (usize, usize) {
+    // After the last break before the mention…
+    let before = breaks.partition_point(|&b| b < start);
+    let s = if before > 0 { breaks[before - 1] + 1 } else { line_start };
+    // …through the first break at or after its end, keeping the full stop.
+    let after = breaks.partition_point(|&b| b < end);
+    let e = breaks.get(after).map(|&b| b + 1).unwrap_or(line_stop);
     (s, e)
 }
 
-/// The cue of the mention within its sentence: the nearest strong cue, else the nearest
-/// weak one; ties go to the earlier class.
-fn nearest_cue(hits: &[CueHit], s_start: usize, s_end: usize, start: usize, end: usize) -> Option<CueHit> {
-    let first = hits.partition_point(|h| h.start < s_start);
-    hits[first..]
-        .iter()
-        .take_while(|h| h.end <= s_end)
-        .filter(|h| h.end <= start || (h.start >= end && !h.points_forward))
-        .min_by_key(|h| {
-            let distance = if h.end <= start { start - h.end } else { h.start - end };
-            (!h.strong, distance, h.class)
-        })
-        .copied()
+/// Positions found once per text, so that looking around a mention is a binary search.
+struct Layout {
+    /// Invariant: sorted; every byte that ends a path token (see `is_token_byte`).
+    breaks: Vec<usize>,
+    /// Invariant: sorted; every '/'.
+    slashes: Vec<usize>,
+}
+
+impl Layout {
+    fn new(text: &str) -> Layout {
+        let bytes = text.as_bytes();
+        let breaks = (0..bytes.len()).filter(|&i| !is_token_byte(bytes[i])).collect();
+        let slashes = memchr::memchr_iter(b'/', bytes).collect();
+        Layout { breaks, slashes }
+    }
+
+    /// The path token around `[start, end)`: token bytes before `start` and after `end`,
+    /// within the line.
+    fn token_around(&self, start: usize, end: usize, line_start: usize, line_stop: usize) -> (usize, usize) {
+        let before = self.breaks.partition_point(|&b| b < start);
+        let token_start = if before > 0 { (self.breaks[before - 1] + 1).max(line_start) } else { line_start };
+        let after = self.breaks.partition_point(|&b| b < end);
+        let token_end = self.breaks.get(after).map_or(line_stop, |&b| b.min(line_stop));
+        (token_start.min(start), token_end.max(end))
+    }
+
+    fn has_slash(&self, from: usize, to: usize) -> bool {
+        let i = self.slashes.partition_point(|&s| s < from);
+        self.slashes.get(i).is_some_and(|&s| s < to)
+    }
+
+    /// Just after the last '/' in `[from, to)`, or `from`.
+    fn last_slash_before(&self, from: usize, to: usize) -> usize {
+        let i = self.slashes.partition_point(|&s| s < to);
+        match i.checked_sub(1).map(|i| self.slashes[i]) {
+            Some(s) if s >= from => s + 1,
+            _ => from,
+        }
+    }
+}
+
+/// Cue hits split by strength, so the nearest cue of a mention is two binary searches.
+struct CueIndex {
+    /// Invariant: each sorted by position and non-overlapping (the automaton's
+    /// leftmost-longest, non-overlapping matches), so ends are sorted too.
+    strong: Vec<CueHit>,
+    weak: Vec<CueHit>,
+}
+
+impl CueIndex {
+    fn new(hits: Vec<CueHit>) -> CueIndex {
+        let (strong, weak) = hits.into_iter().partition(|h| h.strong);
+        CueIndex { strong, weak }
+    }
+
+    /// The cue of the mention `[start, end)` within its sentence `[s_start, s_end)`: the
+    /// nearest strong cue, else the nearest weak one; at equal distance the earlier class,
+    /// then the cue before the mention.
+    fn nearest(&self, s_start: usize, s_end: usize, start: usize, end: usize) -> Option<CueHit> {
+        let nearest_of = |hits: &[CueHit]| {
+            let b = hits.partition_point(|h| h.end <= start);
+            let before = b.checked_sub(1).map(|i| hits[i]).filter(|h| h.start >= s_start);
+            // A phrase that points forward ("tested on", "pattern from") is about what
+            // follows it, never about a mention before it.
+            let a = hits.partition_point(|h| h.start < end);
+            let after = hits[a..].iter().take_while(|h| h.end <= s_end).find(|h| !h.points_forward).copied();
+            [before, after].into_iter().flatten().min_by_key(|h| {
+                let distance = if h.end <= start { start - h.end } else { h.start - end };
+                (distance, h.class)
+            })
+        };
+        nearest_of(&self.strong).or_else(|| nearest_of(&self.weak))
+    }
 }
 
 /// Trims markdown decoration and clips long sentences around the mention.
@@ -741,5 +820,152 @@ mod tests {
     #[test]
     fn self_mentions_are_skipped() {
         assert!(check("patina is great, see NicabarNimble/patina").is_empty());
+    }
+
+    #[test]
+    fn many_mentions_on_one_line_stay_linear() {
+        let (matcher, cues) = world();
+        let text = |n: usize| {
+            let words = "Tested dojo and SDL, studied duckdb; scrape --repo dagger ";
+            let path = "SDL/dust/repos/dojo/";
+            format!("- {}\n{}\n", words.repeat(n), path.repeat(n))
+        };
+        let found = extract(&text(10), &matcher, &cues, Some("patina"));
+        assert_eq!(found.iter().filter(|m| m.line == 1).count(), 40);
+        // The path line: its first `SDL` (a path rooted at the node) and every `repos/dojo`.
+        assert_eq!(found.iter().filter(|m| m.line == 2).count(), 11);
+        crate::testing::assert_subquadratic("mentions on one line", 2_500, |n| {
+            let text = text(n);
+            assert!(extract(&text, &matcher, &cues, Some("patina")).len() >= 4 * n);
+        });
+    }
+
+    /// The look-arounds as they were written before [`Layout`], [`sentence_breaks`] and
+    /// [`CueIndex`]: a scan per mention. The indexed versions must agree with them.
+    mod reference {
+        use super::super::*;
+
+        pub fn sentence_bounds(
+            text: &str,
+            line_start: usize,
+            line_stop: usize,
+            start: usize,
+            end: usize,
+        ) -> (usize, usize) {
+            let bytes = text.as_bytes();
+            let is_break = |i: usize| {
+                matches!(bytes[i], b'.' | b'!' | b'?')
+                    && i + 2 < line_stop
+                    && bytes[i + 1] == b' '
+                    && bytes[i + 2].is_ascii_uppercase()
+                    && i > line_start
+                    && (bytes[i - 1].is_ascii_lowercase()
+                        || bytes[i - 1].is_ascii_digit()
+                        || b")`\"'".contains(&bytes[i - 1]))
+            };
+            let mut s = start;
+            while s > line_start && !is_break(s - 1) {
+                s -= 1;
+            }
+            let mut e = end;
+            while e < line_stop && !is_break(e) {
+                e += 1;
+            }
+            if e < line_stop {
+                e += 1;
+            }
+            (s, e)
+        }
+
+        pub fn token_and_segment(
+            text: &str,
+            start: usize,
+            end: usize,
+            line_start: usize,
+            line_stop: usize,
+        ) -> (usize, usize, bool, usize) {
+            let bytes = text.as_bytes();
+            let mut token_start = start;
+            while token_start > line_start && is_token_byte(bytes[token_start - 1]) {
+                token_start -= 1;
+            }
+            let mut token_end = end;
+            while token_end < line_stop && is_token_byte(bytes[token_end]) {
+                token_end += 1;
+            }
+            let has_slash = text[token_start..token_end].contains('/');
+            let before = &text[token_start..start.max(token_start + 1) - 1];
+            let segment_start = token_start + before.rfind('/').map_or(0, |i| i + 1);
+            (token_start, token_end, has_slash, segment_start)
+        }
+
+        pub fn nearest_cue(hits: &[CueHit], s_start: usize, s_end: usize, start: usize, end: usize) -> Option<CueHit> {
+            let first = hits.partition_point(|h| h.start < s_start);
+            hits[first..]
+                .iter()
+                .take_while(|h| h.end <= s_end)
+                .filter(|h| h.end <= start || h.start >= end)
+                .min_by_key(|h| {
+                    let distance = if h.end <= start { start - h.end } else { h.start - end };
+                    (!h.strong, distance, h.class)
+                })
+                .copied()
+        }
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn indexed_look_arounds_match_the_scans(
+            text in "[a-c .!?/A-C\\n\"`)1]{1,60}",
+            at in 0usize..60,
+            len in 1usize..4,
+        ) {
+            let bytes = text.as_bytes();
+            let start = at.min(text.len() - 1);
+            let end = (start + len).min(text.len());
+            let line_start = bytes[..start].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            let line_stop = bytes[start..].iter().position(|&b| b == b'\n').map_or(text.len(), |i| start + i);
+            prop_assume!(end <= line_stop);
+            let breaks = sentence_breaks(bytes, line_start, line_stop);
+            prop_assert_eq!(
+                sentence_bounds(&breaks, line_start, line_stop, start, end),
+                reference::sentence_bounds(&text, line_start, line_stop, start, end)
+            );
+            let layout = Layout::new(&text);
+            let (token_start, token_end) = layout.token_around(start, end, line_start, line_stop);
+            let (ref_start, ref_end, ref_slash, ref_segment) = reference::token_and_segment(&text, start, end, line_start, line_stop);
+            prop_assert_eq!((token_start, token_end), (ref_start, ref_end));
+            prop_assert_eq!(layout.has_slash(token_start, token_end), ref_slash);
+            if start > token_start {
+                prop_assert_eq!(layout.last_slash_before(token_start, start - 1), ref_segment);
+            }
+        }
+
+        #[test]
+        fn cue_index_matches_the_scan(
+            spans in prop::collection::vec((1usize..4, 1usize..4, any::<bool>(), 0u8..3), 0..12),
+            s_start in 0usize..20,
+            s_len in 0usize..60,
+            at in 0usize..60,
+            len in 1usize..4,
+        ) {
+            // Non-overlapping hits in order, as the automaton gives them.
+            let mut hits = Vec::new();
+            let mut pos = 0;
+            for (gap, width, strong, class) in spans {
+                let class = [CueClass::Testing, CueClass::Learning, CueClass::Using][class as usize];
+                hits.push(CueHit { start: pos + gap, end: pos + gap + width, class, strong, points_forward: false });
+                pos += gap + width;
+            }
+            let (start, end) = (at, at + len);
+            let s_end = (s_start + s_len).max(end);
+            let s_start = s_start.min(start);
+            prop_assert_eq!(
+                CueIndex::new(hits.clone()).nearest(s_start, s_end, start, end),
+                reference::nearest_cue(&hits, s_start, s_end, start, end)
+            );
+        }
     }
 }

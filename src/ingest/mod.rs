@@ -24,7 +24,7 @@ pub mod session;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
-use redb::{ReadableDatabase, TableDefinition};
+use redb::TableDefinition;
 
 use crate::error::{Error, InvalidInput};
 use crate::event::log::{EventLog, NewEvent};
@@ -412,7 +412,7 @@ pub fn candidates(store: &Store, max_file_bytes: u64) -> Result<(candidates::Can
         }
     }
     let files: Vec<String> = {
-        let txn = store.db.begin_read()?;
+        let txn = store.begin_read()?;
         match txn.open_table(INGEST_FILES) {
             Ok(table) => {
                 let mut out = Vec::new();
@@ -445,7 +445,7 @@ pub fn candidates(store: &Store, max_file_bytes: u64) -> Result<(candidates::Can
 }
 
 fn cached_fingerprint(log_store: &Store, path: &str) -> Result<Option<[u8; 32]>, Error> {
-    let txn = log_store.db.begin_read()?;
+    let txn = log_store.begin_read()?;
     let table = match txn.open_table(INGEST_FILES) {
         Ok(t) => t,
         Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
@@ -531,8 +531,11 @@ fn ingest_file(
         (InputKind::Manifest(kind), None) => manifest_events(world, project, kind, &path, &text, report),
         (InputKind::Bench, None) => bench_events(world, project, &path, &text, report),
     };
-    let keep: HashSet<ContentHash> = events.iter().map(|e| e.event.content_hash(&e.source)).collect();
-    let mut all = events;
+    // Events equal to an earlier one of the file would be no-ops at append (their hash is
+    // live by then): drop them here, hashing each event once (a line naming a repo
+    // 100,000 times makes 100,000 mentions and a handful of distinct events).
+    let mut keep: HashSet<ContentHash> = HashSet::with_capacity(events.len());
+    let mut all: Vec<NewEvent> = events.into_iter().filter(|e| keep.insert(e.event.content_hash(&e.source))).collect();
     all.extend(retractions_for(log, &path, &keep, "no longer says this")?);
     Ok(Some((all, (path, fingerprint))))
 }

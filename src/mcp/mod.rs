@@ -66,11 +66,13 @@ fn json(value: &impl serde::Serialize) -> CallToolResult {
 }
 
 /// Runs blocking store work off the async runtime; any error becomes a tool error.
-async fn blocking<F>(work: F) -> Result<CallToolResult, ErrorData>
+/// Runs a tool's store work on a blocking thread; a redb panic on a damaged store is the
+/// tool's error (`damage::contain`), not a dead server.
+async fn blocking<F>(store_path: PathBuf, work: F) -> Result<CallToolResult, ErrorData>
 where
     F: FnOnce() -> anyhow::Result<CallToolResult> + Send + 'static,
 {
-    match tokio::task::spawn_blocking(work).await {
+    match tokio::task::spawn_blocking(move || crate::damage::contain(&store_path, work)).await {
         Ok(Ok(result)) => Ok(result),
         Ok(Err(err)) => Ok(failure(clip(format!("{err:#}"), MAX_ECHO))),
         Err(join) => Ok(failure(format!("internal error: {join}"))),
@@ -369,7 +371,7 @@ impl PatinaServer {
     )]
     async fn context(&self, Parameters(args): Parameters<ContextArgs>) -> Result<CallToolResult, ErrorData> {
         let server = self.clone();
-        blocking(move || {
+        blocking(self.home.store_path(), move || {
             if let Some(t) = &args.topic {
                 check_len("topic", t)?;
             }
@@ -395,7 +397,7 @@ impl PatinaServer {
     )]
     async fn graph_neighbors(&self, Parameters(args): Parameters<NeighborsArgs>) -> Result<CallToolResult, ErrorData> {
         let server = self.clone();
-        blocking(move || {
+        blocking(self.home.store_path(), move || {
             check_len("id", &args.id)?;
             check_all("types", &args.types)?;
             let direction = match args.direction.as_deref() {
@@ -420,7 +422,7 @@ impl PatinaServer {
     )]
     async fn graph_path(&self, Parameters(args): Parameters<PathArgs>) -> Result<CallToolResult, ErrorData> {
         let server = self.clone();
-        blocking(move || {
+        blocking(self.home.store_path(), move || {
             check_len("from", &args.from)?;
             check_len("to", &args.to)?;
             let store = server.open()?;
@@ -446,12 +448,12 @@ impl PatinaServer {
     )]
     async fn graph_stats(&self, Parameters(_): Parameters<NoArgs>) -> Result<CallToolResult, ErrorData> {
         let server = self.clone();
-        blocking(move || {
+        blocking(self.home.store_path(), move || {
             let store = server.open()?;
             current(&store)?;
             let graph = graph_store::read(&store)?
                 .ok_or_else(|| anyhow::anyhow!("the graph is empty: nothing was synced or ingested yet"))?;
-            Ok(json(&query::stats(&graph)))
+            Ok(json(&query::stats(&graph, Params::builtin().max_domain_members)))
         })
         .await
     }
@@ -462,7 +464,7 @@ impl PatinaServer {
     )]
     async fn explain_edge(&self, Parameters(args): Parameters<ExplainArgs>) -> Result<CallToolResult, ErrorData> {
         let server = self.clone();
-        blocking(move || {
+        blocking(self.home.store_path(), move || {
             check_len("from", &args.from)?;
             check_len("type", &args.edge_type)?;
             check_len("to", &args.to)?;
@@ -483,7 +485,7 @@ impl PatinaServer {
     )]
     async fn scry(&self, Parameters(args): Parameters<ScryArgs>) -> Result<CallToolResult, ErrorData> {
         let server = self.clone();
-        blocking(move || {
+        blocking(self.home.store_path(), move || {
             check_len("query", &args.query)?;
             if let Some(p) = &args.project {
                 check_len("project", p)?;
@@ -533,7 +535,7 @@ impl PatinaServer {
     )]
     async fn scry_detail(&self, Parameters(args): Parameters<DetailArgs>) -> Result<CallToolResult, ErrorData> {
         let server = self.clone();
-        blocking(move || {
+        blocking(self.home.store_path(), move || {
             check_len("query_id", &args.query_id)?;
             let d = match scry::detail(&server.home, &args.query_id, args.rank, args.part) {
                 Err(scry::ScryError::NotCode { item, .. }) => {
@@ -572,7 +574,7 @@ impl PatinaServer {
     )]
     async fn feedback(&self, Parameters(args): Parameters<FeedbackArgs>) -> Result<CallToolResult, ErrorData> {
         let server = self.clone();
-        blocking(move || {
+        blocking(self.home.store_path(), move || {
             check_len("query_id", &args.query_id)?;
             let store = server.open()?;
             let (stored, hit, seq) =
@@ -592,7 +594,7 @@ impl PatinaServer {
     )]
     async fn observe(&self, Parameters(args): Parameters<ObserveArgs>) -> Result<CallToolResult, ErrorData> {
         let server = self.clone();
-        blocking(move || {
+        blocking(self.home.store_path(), move || {
             check_len("text", &args.text)?;
             check_all("facets", &args.facets)?;
             let store = server.open()?;
@@ -628,7 +630,7 @@ impl PatinaServer {
     )]
     async fn relate(&self, Parameters(args): Parameters<RelateArgs>) -> Result<CallToolResult, ErrorData> {
         let server = self.clone();
-        blocking(move || {
+        blocking(self.home.store_path(), move || {
             check_len("from", &args.from)?;
             check_len("to", &args.to)?;
             let rel_type = args.rel_type.unwrap_or_else(|| crate::knowledge::write::DEFAULT_RELATION.into());
@@ -657,7 +659,7 @@ impl PatinaServer {
     )]
     async fn unrelate(&self, Parameters(args): Parameters<UnrelateArgs>) -> Result<CallToolResult, ErrorData> {
         let server = self.clone();
-        blocking(move || {
+        blocking(self.home.store_path(), move || {
             check_len("from", &args.from)?;
             check_len("to", &args.to)?;
             if let Some(t) = &args.rel_type {
@@ -682,7 +684,7 @@ impl PatinaServer {
     )]
     async fn build_context(&self, Parameters(args): Parameters<BuildContextArgs>) -> Result<CallToolResult, ErrorData> {
         let server = self.clone();
-        blocking(move || {
+        blocking(self.home.store_path(), move || {
             check_len("id", &args.id)?;
             let max_tokens = args.max_tokens.unwrap_or(1200).clamp(100, 20_000);
             let store = server.open()?;
@@ -721,7 +723,7 @@ impl PatinaServer {
         Parameters(args): Parameters<GetObservationArgs>,
     ) -> Result<CallToolResult, ErrorData> {
         let server = self.clone();
-        blocking(move || {
+        blocking(self.home.store_path(), move || {
             check_len("id", &args.id)?;
             let store = server.open()?;
             let knowledge = crate::knowledge::Knowledge::load(&EventLog::new(&store))?;
@@ -757,7 +759,7 @@ impl PatinaServer {
         add: bool,
     ) -> impl Future<Output = Result<CallToolResult, ErrorData>> + Send + 'static {
         let server = self.clone();
-        blocking(move || {
+        blocking(self.home.store_path(), move || {
             check_len("from", &args.from)?;
             check_len("type", &args.edge_type)?;
             check_len("to", &args.to)?;
