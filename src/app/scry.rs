@@ -138,7 +138,8 @@ fn search_in_process(
 ) -> anyhow::Result<scry::Scry> {
     let mut searcher = if args.lexical_only { Searcher::lexical_only(&ctx.home) } else { Searcher::new(&ctx.home) };
     let choice = scry::RouteChoice { project: args.project.clone(), repos: args.repos.clone(), all: args.all };
-    let store = ctx.open_store()?;
+    // The query path only reads the mother store.
+    let store = ctx.open_store_read_only()?;
     let (world, choice) = scry::World::for_query(&store, &ctx.home, choice, cwd)?;
     drop(store);
     let mut request = scry::Query::new(query, choice, args.limit);

@@ -194,6 +194,14 @@ impl Daemon {
     fn open(&self) -> anyhow::Result<Store> {
         Ok(Store::open(&self.home.store_path(), &OpenOptions::default(), |n| eprintln!("patina serve: {n}"))?)
     }
+
+    /// For reading only: nothing written, so the store file (whose size and mtime key the
+    /// warm world) moves only when something else writes it.
+    fn open_read_only(&self) -> anyhow::Result<Store> {
+        Ok(Store::open_read_only(&self.home.store_path(), &OpenOptions::default(), |n| {
+            eprintln!("patina serve: {n}")
+        })?)
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -227,7 +235,7 @@ fn warm_world<'e>(
     searcher.refresh();
     let key = world_key(&d.home);
     if cached.as_ref().is_none_or(|(k, _)| *k != key) {
-        let store = d.open()?;
+        let store = d.open_read_only()?;
         *cached = Some((key, scry::World::load(&store, &d.home, std::iter::empty())?));
     }
     Ok(&mut cached.as_mut().expect("loaded above").1)
@@ -245,7 +253,7 @@ fn with_project<'w>(
     if let Some(project) = choice.project_id(world)
         && !world.edges.contains_key(&project)
     {
-        let store = d.open()?;
+        let store = d.open_read_only()?;
         world.add_projects(&store, [project.as_str()])?;
     }
     Ok((world, choice))
@@ -472,7 +480,7 @@ async fn explain_route(State(d): State<Arc<Daemon>>, given: Result<axum::Json<Ex
 
 async fn health_route(State(d): State<Arc<Daemon>>) -> Answer {
     let value = blocking(move || {
-        let store = d.open()?;
+        let store = d.open_read_only()?;
         let through = EventLog::new(&store).last_seq()?;
         Ok(serde_json::json!({
             "status": "ok", "version": env!("CARGO_PKG_VERSION"), "pid": std::process::id(),

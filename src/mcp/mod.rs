@@ -84,6 +84,11 @@ impl PatinaServer {
         let path = self.home.store_path();
         Ok(Store::open(&path, &OpenOptions::default(), |notice| eprintln!("patina mcp: {notice}"))?)
     }
+
+    fn open_read_only(&self) -> anyhow::Result<Store> {
+        let path = self.home.store_path();
+        Ok(Store::open_read_only(&path, &OpenOptions::default(), |notice| eprintln!("patina mcp: {notice}"))?)
+    }
 }
 
 fn edge_types(given: &Option<Vec<String>>) -> anyhow::Result<Vec<EdgeType>> {
@@ -519,7 +524,7 @@ impl PatinaServer {
             let searcher = guard.get_or_insert_with(|| Searcher::new(&server.home));
             // Indexes stay open across calls; one rebuilt by `repo update` is reopened.
             searcher.refresh();
-            let store = server.open()?;
+            let store = server.open_read_only()?;
             let choice = scry::RouteChoice { project: args.project, repos: args.repos.unwrap_or_default(), all: false };
             let (world, choice) = scry::World::for_query(&store, &server.home, choice, &server.cwd)?;
             drop(store);
