@@ -385,6 +385,10 @@ pub enum MotherCommand {
         /// Print at most N events (the last N)
         #[arg(long, value_name = "N")]
         limit: Option<usize>,
+        /// Keep printing events as they are appended, until SIGINT/SIGTERM (with --json:
+        /// one JSON object per line); resume later with --since the last seq printed
+        #[arg(long, conflicts_with = "limit")]
+        follow: bool,
     },
     /// Counts of events by kind, the store's size and the graph's figures
     Stats,

@@ -310,3 +310,54 @@ fn a_store_locked_by_another_process_is_waited_for_then_reported() {
     let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(stats["events"], 4);
 }
+
+/// Issue 15, item 5: `mother log --follow --json` streams events as they are appended, one
+/// JSON object per line, and resumes from `--since`.
+#[test]
+fn log_follow_streams_new_events_and_resumes_by_seq() {
+    use std::io::{BufRead, BufReader};
+    let home = Home::new();
+    home.ok(&["mother", "sync", "--registry", &example_registry()]);
+    let mut child = home
+        .cmd(&["mother", "log", "--follow", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let next = || -> serde_json::Value {
+        let line = rx.recv_timeout(std::time::Duration::from_secs(15)).expect("a line");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not one JSON object per line ({e}): {line}"))
+    };
+    // The registrations already in the log come first.
+    let first = next();
+    assert_eq!(first["kind"], "node-registered");
+    for _ in 1..4 {
+        next();
+    }
+    home.ok(&["mother", "link", "atlas", "USES", "quickparse"]);
+    let link = next();
+    assert_eq!(link["kind"], "link-added", "{link}");
+    let seq = link["seq"].as_u64().unwrap();
+    std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(child.wait().unwrap().success(), "SIGTERM stops it cleanly");
+    // Resuming after the last seq printed gives only what came later.
+    home.ok(&["mother", "unlink", "atlas", "USES", "quickparse"]);
+    let mut again = home
+        .cmd(&["mother", "log", "--follow", "--json", "--since", &seq.to_string()])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let line = BufReader::new(again.stdout.take().unwrap()).lines().next().unwrap().unwrap();
+    let _ = again.kill();
+    let _ = again.wait();
+    let event: serde_json::Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(event["seq"].as_u64(), Some(seq + 1));
+    assert_eq!(event["kind"], "link-removed");
+}

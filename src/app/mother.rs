@@ -36,7 +36,8 @@ pub fn run(ctx: &mut Invocation, command: MotherCommand) -> anyhow::Result<u8> {
             super::graph::refresh_after_write(&store)?;
             print_link(ctx, "unlinked", &outcome)
         }
-        MotherCommand::Log { since, kind, node, limit } => log(ctx, since, kind, node, limit),
+        MotherCommand::Log { since, kind, node, limit, follow: false } => log(ctx, since, kind, node, limit),
+        MotherCommand::Log { since, kind, node, follow: true, .. } => follow(ctx, since, kind, node),
         MotherCommand::Stats => stats(ctx),
         MotherCommand::Repair => repair(ctx),
         MotherCommand::Watch { paths, once, debounce_ms, project, max_file_size } => {
@@ -159,6 +160,48 @@ fn log(
         for event in &events {
             writeln!(ctx.out, "{}", event_line(event, log.is_live(event)?))?;
         }
+    }
+    Ok(exit::OK)
+}
+
+/// `mother log --follow`: every event after `since` (matching the filters), then each new
+/// one as it is appended, polling the store read-only (a stat per poll; the store is
+/// opened only when its file moved). JSON lines with `--json`, so a log shipper (Kafka,
+/// Redpanda) can carry them; resumable with `--since` the last seq printed.
+fn follow(ctx: &mut Invocation, since: Option<u64>, kind: Option<String>, node: Option<String>) -> anyhow::Result<u8> {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let kind = kind.as_deref().map(EventKind::parse).transpose()?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst)).context("installing the signal handler")?;
+    let path = ctx.home.store_path();
+    let stamp = || std::fs::metadata(&path).ok().map(|m| (m.len(), m.modified().ok()));
+    let mut last = since.unwrap_or(0);
+    let mut seen = None;
+    while !stop.load(Ordering::SeqCst) {
+        let now = stamp();
+        if now != seen || seen.is_none() {
+            seen = now;
+            let store = ctx.open_store_read_only()?;
+            let log = EventLog::new(&store);
+            for event in log.range(last + 1..)? {
+                last = event.seq;
+                let keep = kind.is_none_or(|k| event.event.kind() == k)
+                    && node.as_deref().is_none_or(|n| event.event.nodes().contains(&n));
+                if !keep {
+                    continue;
+                }
+                let live = log.is_live(&event)?;
+                if ctx.json {
+                    writeln!(ctx.out, "{}", serde_json::to_string(&event_json(&event, live))?)?;
+                } else {
+                    writeln!(ctx.out, "{}", event_line(&event, live))?;
+                }
+            }
+            ctx.out.flush()?;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
     }
     Ok(exit::OK)
 }

@@ -198,9 +198,7 @@ impl Daemon {
     /// For reading only: nothing written, so the store file (whose size and mtime key the
     /// warm world) moves only when something else writes it.
     fn open_read_only(&self) -> anyhow::Result<Store> {
-        Ok(Store::open_read_only(&self.home.store_path(), &OpenOptions::default(), |n| {
-            eprintln!("patina serve: {n}")
-        })?)
+        Ok(Store::open_read_only(&self.home.store_path(), &OpenOptions::default(), |n| eprintln!("patina serve: {n}"))?)
     }
 }
 
