@@ -34,7 +34,7 @@ pub fn refresh_after_write(store: &Store) -> anyhow::Result<()> {
 /// The current graph; on a read-only store derived in memory when the stored one is stale.
 pub fn current_graph(store: &Store) -> anyhow::Result<Graph> {
     if store.is_read_only() {
-        return Ok(graph_store::current(store, &Params::builtin()).context("deriving the graph")?);
+        return graph_store::current(store, &Params::builtin()).context("deriving the graph");
     }
     graph_store::refresh(store, &Params::builtin()).context("deriving the graph")?;
     Ok(graph_store::read(store)?.unwrap_or(Graph {

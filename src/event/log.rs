@@ -160,7 +160,7 @@ impl<'s> EventLog<'s> {
     }
 
     fn read(&self) -> Result<ReadTransaction, Error> {
-        Ok(self.store.begin_read()?)
+        self.store.begin_read()
     }
 
     /// One event by sequence number.
