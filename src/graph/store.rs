@@ -262,7 +262,8 @@ pub fn refresh(store: &Store, params: &Params) -> Result<Refresh, Error> {
         let edges = edge_count(store)?;
         return Ok(Refresh { derived: false, through_seq: seq, edges, diff: GraphDiff::default() });
     }
-    let old = read(store)?.map(|g| g.edges).unwrap_or_default();
+    // The stored graph is derived state: one that no longer decodes is replaced, not an error.
+    let old = read(store).ok().flatten().map(|g| g.edges).unwrap_or_default();
     let graph = derive::derive(&log, params)?;
     let diff = derive::diff(&old, &graph.edges, REWEIGHT_THRESHOLD);
     write(store, &graph)?;
@@ -277,10 +278,11 @@ pub fn current(store: &Store, params: &Params) -> Result<Graph, Error> {
     if let Some((seq, fingerprint)) = stamp(store)?
         && seq == last
         && fingerprint == params.fingerprint
-        && let Some(graph) = read(store)?
+        && let Ok(Some(graph)) = read(store)
     {
         return Ok(graph);
     }
+    // Stale, or no longer decodes (derived state): derive it.
     derive::derive(&log, params)
 }
 
