@@ -33,7 +33,10 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum OpenError {
-    #[error("{path}: not a readable patina store ({detail}); it was left untouched")]
+    #[error(
+        "{path}: not a readable patina store ({detail}); it was left untouched \
+         (`patina mother repair` saves the events that can still be read)"
+    )]
     Corrupted { path: PathBuf, detail: String },
     #[error(
         "{path}: the store is in use by another patina process and stayed locked for {waited_secs}s \
@@ -54,8 +57,8 @@ pub enum StoreError {
     Storage(String),
     #[error("store transaction: {0}")]
     Transaction(String),
-    #[error("event #{seq} is corrupted: {source}")]
-    CorruptEvent { seq: u64, source: DecodeError },
+    #[error("event #{seq} is corrupted: {error}; run `patina mother repair`")]
+    CorruptEvent { seq: u64, error: DecodeError },
     /// redb panicked reading the file (see `damage::contain`).
     #[error("store damaged at {path}: {detail}; run `patina mother repair`")]
     Damaged { path: PathBuf, detail: String },

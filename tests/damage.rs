@@ -62,7 +62,7 @@ fn run(home: &Home, args: &[&str]) -> Output {
 }
 
 #[test]
-fn flipped_bytes_never_crash_log_stats_or_derive() {
+fn flipped_bytes_never_crash_log_stats_derive_link_or_ingest() {
     let store = healthy_store();
     let variants = std::env::var("PATINA_DAMAGE_VARIANTS").ok().and_then(|v| v.parse().ok()).unwrap_or(300u64);
     let mut failed = 0;
@@ -87,9 +87,24 @@ fn flipped_bytes_never_crash_log_stats_or_derive() {
                 failed += 1;
             }
         }
-        let out = run(&home, &["mother", "derive"]);
-        assert_ne!(out.status.code(), Some(101), "seed {seed} (bytes {offsets:?}): derive panicked:\n{}", stderr(&out));
-        assert!(!stderr(&out).contains("panicked at"), "seed {seed}: {}", stderr(&out));
+        // The commands that may write too (`graph` re-derives a stale graph).
+        let sessions = root().join("examples/world/sessions");
+        let writes: [&[&str]; 4] = [
+            &["mother", "graph"],
+            &["mother", "derive"],
+            &["mother", "link", "atlas", "TESTS_WITH", "vectorlite"],
+            &["mother", "ingest", sessions.to_str().unwrap(), "--project", "atlas", "--force"],
+        ];
+        for args in writes {
+            let out = run(&home, args);
+            assert_ne!(
+                out.status.code(),
+                Some(101),
+                "seed {seed} (bytes {offsets:?}): {args:?} panicked:\n{}",
+                stderr(&out)
+            );
+            assert!(!stderr(&out).contains("panicked at"), "seed {seed}: {}", stderr(&out));
+        }
     }
     println!("{variants} damaged stores: {failed} read commands failed cleanly (exit 2), none crashed");
 }

@@ -718,3 +718,24 @@ fn twenty_thousand_nodes_in_one_domain_derive_in_seconds() {
     assert_eq!(edges(&home).len(), 2);
     assert!(took.as_secs() < 30, "{took:?}");
 }
+
+/// Queries of a current graph open the store read-only: not a byte of it changes.
+#[test]
+fn graph_queries_of_a_current_graph_leave_the_store_as_it_was() {
+    let home = Home::new();
+    home.ok(&["mother", "sync", "--registry", &example_registry()]);
+    home.ok(&["mother", "link", "atlas", "LEARNS_FROM", "ecsdemo"]);
+    let before = std::fs::read(home.store_path()).unwrap();
+    for args in [
+        &["mother", "graph"][..],
+        &["mother", "rules"],
+        &["mother", "stats"],
+        &["mother", "log"],
+        &["mother", "neighbors", "atlas"],
+        &["mother", "path", "atlas", "ecsdemo"],
+        &["mother", "explain", "atlas", "LEARNS_FROM", "ecsdemo"],
+    ] {
+        home.ok(args);
+        assert!(std::fs::read(home.store_path()).unwrap() == before, "{args:?} wrote to the store");
+    }
+}

@@ -429,3 +429,52 @@ fn killed_ingest_loses_nothing_and_a_rerun_completes_it() {
     assert_eq!(fresh.json(&["mother", "stats"])["by_kind"]["mention"].as_u64().unwrap(), total);
     assert_eq!(home.json(&["mother", "graph"]), fresh.json(&["mother", "graph"]));
 }
+
+/// Runs `patina ARGS` in `home`, asserting success within `limit`; returns the time.
+fn timed_ok(home: &Home, args: &[&str], limit: std::time::Duration) -> std::time::Duration {
+    let started = std::time::Instant::now();
+    home.ok(args);
+    let took = started.elapsed();
+    println!("patina {}: {took:?}", args.join(" ").chars().take(80).collect::<String>());
+    assert!(took < limit, "{args:?} took {took:?}");
+    took
+}
+
+/// The reproducers of issue 17 at full size (each took from 6 s to well over a minute):
+/// a line of 100,000 mentions, a 5 MB line, and 6–7.6 MB manifests.
+#[test]
+#[ignore = "full-size reproducer; run with --release -- --ignored"]
+fn huge_lines_and_manifests_ingest_in_seconds() {
+    let home = Home::new();
+    sync_real_registry(&home);
+    let names = ["dojo", "SDL", "USearch", "opencode", "livestore", "scryer-prolog", "duckdb", "dagger"];
+    let dir = home.path().join("inputs");
+    let line = |n: usize| (0..n).map(|i| names[i % names.len()]).collect::<Vec<_>>().join(" ");
+    let write = |name: &str, text: String| {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path.parent().unwrap().to_str().unwrap().to_string()
+    };
+    let limit = std::time::Duration::from_secs(10);
+    let mentions = write("a/2025-01-01-session.md", format!("# Session\n\n- Tested {}\n", line(100_000)));
+    timed_ok(&home, &["mother", "ingest", &mentions, "--project", "patina"], limit);
+    let words: Vec<&str> = (0..700_000).map(|i| if i % 2 == 0 { names[i / 2 % names.len()] } else { "word" }).collect();
+    let long = write("b/2025-01-02-session.md", format!("# Session\n\n- Tested {}\n", words.join(" ")));
+    timed_ok(&home, &["mother", "ingest", &long, "--project", "patina"], limit);
+    let deps: String = (0..300_000).map(|i| format!("dep{i:06} = \"1.0.0\"\n")).collect();
+    let cargo = write("c/Cargo.toml", format!("[package]\nname = \"x\"\n\n[dependencies]\n{deps}"));
+    timed_ok(&home, &["mother", "ingest", &cargo, "--project", "patina"], limit);
+    let deps: Vec<String> = (0..290_000).map(|i| format!("    \"dep{i:06}\": \"^1.0.0\"")).collect();
+    let npm = write("d/package.json", format!("{{\n  \"dependencies\": {{\n{}\n  }}\n}}\n", deps.join(",\n")));
+    timed_ok(&home, &["mother", "ingest", &npm, "--project", "patina"], limit);
+    let requirements = write("e/requirements.txt", (0..360_000).map(|i| format!("dep{i:06}==1.0.0\n")).collect());
+    timed_ok(&home, &["mother", "ingest", &requirements, "--project", "patina"], limit);
+    // A registry of 1 MB of nested brackets is refused at once, naming file and line.
+    let nested = dir.join("nested.yaml");
+    std::fs::write(&nested, format!("nodes: {}{}\n", "[".repeat(500_000), "]".repeat(500_000))).unwrap();
+    let started = std::time::Instant::now();
+    let err = home.fails(&["mother", "sync", "--registry", nested.to_str().unwrap()]);
+    assert!(err.contains("nested.yaml:1: ") && err.contains("deeper than 64"), "{err}");
+    assert!(started.elapsed() < limit);
+}

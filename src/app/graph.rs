@@ -30,8 +30,8 @@ pub fn refresh_after_write(store: &Store) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The stored graph, re-derived first if the log moved; on a read-only store derived in
-/// memory when the stored one is stale.
+/// The current graph: the stored one, re-derived first if the log moved (in memory only,
+/// on a read-only store).
 pub fn current_graph(store: &Store) -> anyhow::Result<Graph> {
     if store.is_read_only() {
         return graph_store::current(store, &Params::builtin()).context("deriving the graph");
@@ -63,7 +63,7 @@ pub fn graph(
     as_of: Option<&str>,
 ) -> anyhow::Result<u8> {
     let types = parse_types(types)?;
-    let store = ctx.open_store()?;
+    let store = ctx.open_store_for_graph()?;
     let mut graph = match as_of {
         Some(date) => {
             let date: jiff::civil::Date =
@@ -141,9 +141,8 @@ pub fn graph(
 
 pub fn explain(ctx: &mut Invocation, from: &str, edge_type: &str, to: &str, max_events: usize) -> anyhow::Result<u8> {
     let edge_type = EdgeType::parse(edge_type)?;
-    let store = ctx.open_store()?;
+    let store = ctx.open_store_for_graph()?;
     let (from, to) = (resolve(&store, from)?, resolve(&store, to)?);
-    current_graph(&store)?;
     let explanation = graph::explain::explain(&store, &Params::builtin(), &from, edge_type, &to, max_events)?;
     let code = if explanation.exists { exit::OK } else { exit::NOT_FOUND };
     if ctx.json {
@@ -226,7 +225,7 @@ pub fn explain(ctx: &mut Invocation, from: &str, edge_type: &str, to: &str, max_
 }
 
 pub fn rules(ctx: &mut Invocation) -> anyhow::Result<u8> {
-    let store = ctx.open_store()?;
+    let store = ctx.open_store_for_graph()?;
     let graph = current_graph(&store)?;
     let rows: Vec<serde_json::Value> = graph::program::RULES
         .iter()
@@ -261,9 +260,8 @@ pub fn neighbors(ctx: &mut Invocation, id: &str, direction: &str, types: &[Strin
     let direction = Direction::parse(direction)
         .ok_or_else(|| anyhow::anyhow!("unknown direction '{direction}' (valid: in, out, both)"))?;
     let types = parse_types(types)?;
-    let store = ctx.open_store()?;
+    let store = ctx.open_store_for_graph()?;
     let id = resolve(&store, id)?;
-    current_graph(&store)?;
     let found = query::neighbors(&store, &id, direction, &types)?;
     if ctx.json {
         ctx.out.json(&found)?;
@@ -285,9 +283,8 @@ pub fn neighbors(ctx: &mut Invocation, id: &str, direction: &str, types: &[Strin
 }
 
 pub fn path(ctx: &mut Invocation, from: &str, to: &str, max_hops: usize) -> anyhow::Result<u8> {
-    let store = ctx.open_store()?;
+    let store = ctx.open_store_for_graph()?;
     let (from, to) = (resolve(&store, from)?, resolve(&store, to)?);
-    current_graph(&store)?;
     let found = query::path(&store, &from, &to, max_hops)?;
     if ctx.json {
         let value = match &found {

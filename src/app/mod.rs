@@ -49,6 +49,21 @@ impl Invocation {
             .context("opening the mother store")
     }
 
+    /// Opens the store for a command that reads the derived graph: read-only when the
+    /// stored graph is current (nothing to write), else for writing, with the graph
+    /// re-derived and stored first.
+    pub fn open_store_for_graph(&self) -> anyhow::Result<Store> {
+        let params = crate::graph::Params::builtin();
+        let store = self.open_store_read_only()?;
+        if crate::graph::store::is_current(&store, &params)? {
+            return Ok(store);
+        }
+        drop(store);
+        let store = self.open_store()?;
+        crate::graph::store::refresh(&store, &params).context("deriving the graph")?;
+        Ok(store)
+    }
+
     /// Opens the mother store read-only, for commands that only read: they never write to
     /// the file (a damaged store stays as it was found, for `mother repair`).
     pub fn open_store_read_only(&self) -> anyhow::Result<Store> {

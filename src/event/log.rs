@@ -98,7 +98,7 @@ fn now_ms() -> i64 {
 }
 
 fn decode_at(seq: u64, bytes: &[u8]) -> Result<StoredEvent, Error> {
-    codec::decode(bytes).map_err(|source| Error::Store(StoreError::CorruptEvent { seq, source }))
+    codec::decode(bytes).map_err(|error| Error::Store(StoreError::CorruptEvent { seq, error }))
 }
 
 impl<'s> EventLog<'s> {

@@ -284,18 +284,22 @@ pub struct Refresh {
 /// Weight changes smaller than this are not reported as changes.
 pub const REWEIGHT_THRESHOLD: f64 = 0.05;
 
+/// Whether the stored graph was derived from the whole log with these parameters.
+pub fn is_current(store: &Store, params: &Params) -> Result<bool, Error> {
+    let last = EventLog::new(store).last_seq()?.unwrap_or(0);
+    Ok(stamp(store)? == Some((last, params.fingerprint)))
+}
+
 /// Re-derives and stores the graph if the log or the parameters moved since it was stored.
 pub fn refresh(store: &Store, params: &Params) -> Result<Refresh, Error> {
     let log = EventLog::new(store);
-    let last = log.last_seq()?.unwrap_or(0);
-    if let Some((seq, fingerprint)) = stamp(store)?
-        && seq == last
-        && fingerprint == params.fingerprint
-    {
+    if is_current(store, params)? {
         let edges = edge_count(store)?;
-        return Ok(Refresh { derived: false, through_seq: seq, edges, diff: GraphDiff::default() });
+        let through_seq = log.last_seq()?.unwrap_or(0);
+        return Ok(Refresh { derived: false, through_seq, edges, diff: GraphDiff::default() });
     }
-    let old = read(store)?.map(|g| g.edges).unwrap_or_default();
+    // The stored graph is derived state: one that no longer decodes is replaced, not an error.
+    let old = read(store).ok().flatten().map(|g| g.edges).unwrap_or_default();
     let graph = derive::derive(&log, params)?;
     let diff = derive::diff(&old, &graph.edges, REWEIGHT_THRESHOLD);
     write(store, &graph)?;
@@ -305,16 +309,13 @@ pub fn refresh(store: &Store, params: &Params) -> Result<Refresh, Error> {
 /// The graph as of the log without writing: the stored graph when it is current, else
 /// derived in memory (for read-only stores).
 pub fn current(store: &Store, params: &Params) -> Result<Graph, Error> {
-    let log = EventLog::new(store);
-    let last = log.last_seq()?.unwrap_or(0);
-    if let Some((seq, fingerprint)) = stamp(store)?
-        && seq == last
-        && fingerprint == params.fingerprint
-        && let Some(graph) = read(store)?
+    if is_current(store, params)?
+        && let Ok(Some(graph)) = read(store)
     {
         return Ok(graph);
     }
-    derive::derive(&log, params)
+    // Stale, or no longer decodes (derived state): derive it.
+    derive::derive(&EventLog::new(store), params)
 }
 
 pub fn edge_count(store: &Store) -> Result<usize, Error> {
