@@ -88,8 +88,14 @@ fn malformed_lines_do_not_kill_the_server() {
     call(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"graph_stats"}}"#);
     call(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"graph_stats","arguments":{}}}"#);
     let mut answered = false;
+    let mut parse_error = false;
     for line in lines.by_ref().take(4) {
         let value: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if value["error"]["code"] == -32700 {
+            // JSON-RPC 2.0 §5.1: a line that is not JSON gets a Parse error with id null.
+            assert_eq!(value["id"], serde_json::Value::Null, "{value}");
+            parse_error = true;
+        }
         if value["id"] == 3 {
             assert_eq!(value["result"]["isError"], false, "{value}");
             assert!(value["result"]["content"][0]["text"].as_str().unwrap().contains("\"nodes\": 4"));
@@ -98,6 +104,7 @@ fn malformed_lines_do_not_kill_the_server() {
         }
     }
     assert!(answered, "the server answered after malformed input");
+    assert!(parse_error, "the malformed line got a -32700 reply");
     drop(stdin);
     let status = child.wait().unwrap();
     assert!(status.success(), "clean exit when the client goes away: {status}");

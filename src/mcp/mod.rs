@@ -8,6 +8,7 @@
 //! stdout carries protocol messages only; logs go to stderr.
 
 pub mod briefing;
+pub mod framing;
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -808,8 +809,11 @@ pub fn serve(home: PatinaHome) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async move {
         use rmcp::ServiceExt;
-        let service = PatinaServer::new(home, cwd).serve(rmcp::transport::stdio()).await?;
+        // Lines that are not JSON get a -32700 reply here; rmcp would drop them silently.
+        let (transport, writer) = framing::guard(tokio::io::stdin(), tokio::io::stdout());
+        let service = PatinaServer::new(home, cwd).serve(transport).await?;
         service.waiting().await?;
+        let _ = writer.await;
         anyhow::Ok(())
     })
 }
