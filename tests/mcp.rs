@@ -8,15 +8,40 @@ use std::process::{Command, Stdio};
 
 use util::{example_world, root};
 
+/// A Python that has the official MCP SDK: `python3` if it does, else a virtual
+/// environment under `target/` created once with pip from `tests/requirements.txt` (the
+/// way the model is obtained: the ordinary client, no URLs), so `cargo test` needs no
+/// setup step. `PATINA_TEST_VENV=1` always uses the venv.
+fn python_with_mcp() -> std::path::PathBuf {
+    let has_mcp = |python: &std::path::Path| {
+        Command::new(python).args(["-c", "import mcp"]).output().is_ok_and(|o| o.status.success())
+    };
+    let system = std::path::PathBuf::from("python3");
+    if std::env::var_os("PATINA_TEST_VENV").is_none() && has_mcp(&system) {
+        return system;
+    }
+    let venv = root().join("target").join("test-venv");
+    let python = venv.join("bin").join("python");
+    if has_mcp(&python) {
+        return python;
+    }
+    let made = Command::new("python3").args(["-m", "venv"]).arg(&venv).output().expect("python3 runs");
+    assert!(made.status.success(), "creating {}: {}", venv.display(), util::stderr(&made));
+    let pip = Command::new(&python)
+        .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r"])
+        .arg(root().join("tests/requirements.txt"))
+        .output()
+        .expect("pip runs");
+    assert!(pip.status.success(), "installing the MCP SDK into {}: {}", venv.display(), util::stderr(&pip));
+    assert!(has_mcp(&python), "the MCP SDK is still missing in {}", venv.display());
+    python
+}
+
 #[test]
 fn official_python_client_uses_every_tool() {
-    let probe = Command::new("python3").args(["-c", "import mcp"]).output();
-    assert!(
-        probe.as_ref().is_ok_and(|o| o.status.success()),
-        "the official MCP Python SDK is missing: `pip install mcp` (.ci/run installs it)"
-    );
+    let python = python_with_mcp();
     let home = example_world();
-    let out = Command::new("python3")
+    let out = Command::new(&python)
         .arg(root().join("tests/mcp_client.py"))
         .arg(env!("CARGO_BIN_EXE_patina"))
         .arg(home.path())
