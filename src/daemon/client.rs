@@ -1,24 +1,34 @@
 //! Talking to the mother daemon: where it is, and a small blocking HTTP/JSON client.
 //!
 //! The daemon is used when `PATINA_MOTHER_URL` names it (`off` or empty: never), or,
-//! inside a container, at `http://host.docker.internal:50051`. Unreachable → the caller
-//! says so once and works in-process; an answer with an error status is the answer.
+//! inside a container where `host.docker.internal` resolves, at
+//! `http://host.docker.internal:50051`. Unreachable → the caller says so once and works
+//! in-process; an answer with an error status is the answer.
 
 use std::time::Duration;
 
 use super::{DEFAULT_PORT, container};
 
-/// Where the daemon is, if one should be used.
+/// Where the daemon is, if one should be used. Inside a container the default host is
+/// used only when the name resolves (Docker Desktop and `--add-host` provide it); where it
+/// does not, there is no host to ask and nothing is said.
 pub fn configured_url() -> Option<String> {
-    url_from(std::env::var("PATINA_MOTHER_URL").ok().as_deref(), container::in_container)
+    url_from(std::env::var("PATINA_MOTHER_URL").ok().as_deref(), || {
+        use std::net::ToSocketAddrs;
+        container::in_container()
+            && (DEFAULT_HOST, DEFAULT_PORT).to_socket_addrs().is_ok_and(|mut a| a.next().is_some())
+    })
 }
+
+/// The host a container reaches its host machine by.
+pub const DEFAULT_HOST: &str = "host.docker.internal";
 
 /// [`configured_url`] from the variable's value and a container check (pure, for tests).
 pub fn url_from(variable: Option<&str>, in_container: impl FnOnce() -> bool) -> Option<String> {
     match variable.map(str::trim) {
         Some("") | Some("off") | Some("none") => None,
         Some(url) => Some(url.trim_end_matches('/').to_string()),
-        None if in_container() => Some(format!("http://host.docker.internal:{DEFAULT_PORT}")),
+        None if in_container() => Some(format!("http://{DEFAULT_HOST}:{DEFAULT_PORT}")),
         None => None,
     }
 }
