@@ -295,3 +295,49 @@ fn watch_keeps_beliefs_current() {
     home.ok(&["mother", "watch", dir_arg, "--once", "--project", "patina"]);
     assert_eq!(home.json(&["belief", "show", "eventlog-is-truth"])["relations_out"].as_array().unwrap().len(), 3);
 }
+
+/// With the model, the knowledge channel also matches by meaning: a situation that shares
+/// no telling word with the belief still finds it (a question of the blind A/B set's fit
+/// half, kq_001). Without the model it does not, and says nothing of it.
+#[test]
+fn beliefs_are_found_by_meaning_when_the_model_is_there() {
+    let models = std::env::var_os("PATINA_MODELS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| util::root().join("target/patina-models"));
+    if !models.join("model.onnx").exists() {
+        assert!(std::env::var("CI").is_err(), "CI needs the model in {}", models.display());
+        eprintln!("SKIPPING: no model in {} (`patina models fetch`)", models.display());
+        return;
+    }
+    let home = believing_home();
+    let tree = home.path().join("patina-src");
+    std::fs::create_dir_all(tree.join("src")).unwrap();
+    std::fs::write(tree.join("src/scrape.rs"), "/// Reads the files of a repo one by one.\npub fn scrape() {}\n")
+        .unwrap();
+    home.ok(&["repo", "add", tree.to_str().unwrap(), "--id", "patina", "--lexical-only"]);
+    let query =
+        "I want the scraper to read files in parallel — is it fine to bring in tokio and make these functions async?";
+    let out =
+        home.cmd(&["scry", query, "--project", "patina", "--json"]).env("PATINA_MODELS", &models).output().unwrap();
+    assert!(out.status.success(), "{}", util::stderr(&out));
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let found: Vec<&str> = result["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["kind"] == "belief")
+        .filter_map(|h| h["symbol"].as_str())
+        .collect();
+    assert!(found.contains(&"sync-first"), "sync-first by meaning: {found:?}");
+    // The item vectors are cached: a second query embeds only the query.
+    assert!(home.path().join("cache/knowledge-vectors.bin").exists());
+    let lexical = home.json(&["scry", query, "--project", "patina", "--lexical-only"]);
+    let lexical_found: Vec<&str> = lexical["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["kind"] == "belief")
+        .filter_map(|h| h["symbol"].as_str())
+        .collect();
+    assert!(!lexical_found.contains(&"sync-first"), "lexically the words do not meet: {lexical_found:?}");
+}

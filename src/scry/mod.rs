@@ -228,7 +228,10 @@ pub fn run(home: &PatinaHome, searcher: &mut Searcher, world: &World, query: &Qu
     };
     let mut result = searcher.search_weighted(&request)?;
     if query.knowledge {
-        merge_knowledge(&mut result, world, &route, &query.text, query.limit);
+        let vectors = if query.semantic { knowledge_vectors(home, searcher, world, &route, &query.text) } else { None };
+        let semantic =
+            vectors.as_ref().map(|(q, items)| crate::knowledge::search::Semantic { query: q.as_slice(), items });
+        merge_knowledge(&mut result, world, &route, &query.text, query.limit, semantic.as_ref());
     }
     let provenance: Vec<String> = result.hits.iter().map(|h| provenance(&route, h)).collect();
     let query_id = if query.record { record(home, &route, &query.text, &result)? } else { String::new() };
@@ -252,10 +255,16 @@ pub const MAX_KNOWLEDGE_HITS: usize = 3;
 /// searched repo) that answer the query to the result, by score: a knowledge hit's score
 /// (the share of the query it answers, 0..1) sits on the same scale as the fused file
 /// scores. At most [`MAX_KNOWLEDGE_HITS`]; the list keeps its length.
-fn merge_knowledge(result: &mut SearchResult, world: &World, route: &Route, query: &str, limit: usize) {
-    let mut projects: Vec<String> = route.project.iter().cloned().collect();
-    projects.extend(route.repos());
-    let found = crate::knowledge::search::search(&world.knowledge, &projects, query, MAX_KNOWLEDGE_HITS);
+fn merge_knowledge(
+    result: &mut SearchResult,
+    world: &World,
+    route: &Route,
+    query: &str,
+    limit: usize,
+    semantic: Option<&crate::knowledge::search::Semantic<'_>>,
+) {
+    let projects = knowledge_projects(route);
+    let found = crate::knowledge::search::search_with(&world.knowledge, &projects, query, MAX_KNOWLEDGE_HITS, semantic);
     if found.is_empty() {
         return;
     }
@@ -265,6 +274,74 @@ fn merge_knowledge(result: &mut SearchResult, world: &World, route: &Route, quer
     // Stable: equal scores keep code first.
     result.hits.sort_by(|a, b| b.fused_score.total_cmp(&a.fused_score));
     result.hits.truncate(limit);
+}
+
+/// The projects whose knowledge a route reaches: its project and every searched repo.
+fn knowledge_projects(route: &Route) -> Vec<String> {
+    let mut projects: Vec<String> = route.project.iter().cloned().collect();
+    projects.extend(route.repos());
+    projects
+}
+
+/// Item id → its statement's embedding.
+type ItemVectors = std::collections::HashMap<String, Vec<f32>>;
+
+/// The query's embedding and those of the routed projects' beliefs and observations, when
+/// a model is loaded. Item vectors are cached by (model, text) in
+/// `$PATINA_HOME/cache/knowledge-vectors.bin` (derived state: deleting it only costs a
+/// re-embedding), so only new or edited items are embedded.
+fn knowledge_vectors(
+    home: &PatinaHome,
+    searcher: &mut Searcher,
+    world: &World,
+    route: &Route,
+    query: &str,
+) -> Option<(Vec<f32>, ItemVectors)> {
+    use std::collections::HashMap;
+    let model = searcher.model_id()?;
+    let projects = knowledge_projects(route);
+    let items: Vec<(&str, String)> = world
+        .knowledge
+        .items
+        .values()
+        .filter(|e| projects.iter().any(|p| p == e.item.project()))
+        .map(|e| {
+            let text = match &e.item {
+                crate::knowledge::Item::Belief(b) => format!("{}. {}", b.summary, b.statement),
+                crate::knowledge::Item::Observation(o) => o.text.clone(),
+            };
+            (e.item.id(), text)
+        })
+        .collect();
+    if items.is_empty() {
+        return None;
+    }
+    let query_vector = searcher.embed_query(query)?;
+    let path = home.root().join("cache").join("knowledge-vectors.bin");
+    let config = bincode::config::standard().with_limit::<{ 256 * 1024 * 1024 }>();
+    let mut cache: HashMap<[u8; 32], Vec<f32>> = std::fs::read(&path)
+        .ok()
+        .and_then(|bytes| bincode::serde::decode_from_slice(&bytes, config).ok().map(|(c, _)| c))
+        .unwrap_or_default();
+    let key = |text: &str| *blake3::hash(format!("{model}\0{text}").as_bytes()).as_bytes();
+    let missing: Vec<&str> =
+        items.iter().filter(|(_, t)| !cache.contains_key(&key(t))).map(|(_, t)| t.as_str()).collect();
+    if !missing.is_empty() {
+        let vectors = searcher.embed_texts(&missing)?;
+        for (text, vector) in missing.iter().zip(vectors) {
+            cache.insert(key(text), vector);
+        }
+        // Best effort: a cache that cannot be written is rebuilt next time.
+        if let Ok(bytes) = bincode::serde::encode_to_vec(&cache, config) {
+            let _ = std::fs::create_dir_all(path.parent().unwrap_or(home.root()));
+            let tmp = path.with_extension("tmp");
+            if std::fs::write(&tmp, bytes).is_ok() {
+                let _ = std::fs::rename(&tmp, &path);
+            }
+        }
+    }
+    let vectors = items.iter().filter_map(|(id, t)| Some((id.to_string(), cache.get(&key(t))?.clone()))).collect();
+    Some((query_vector, vectors))
 }
 
 /// A knowledge hit as a result row (`rank`: its 0-based rank in the knowledge channel).

@@ -243,6 +243,21 @@ impl Searcher {
         })
     }
 
+    /// The query's embedding (`None` without a model, or when embedding fails).
+    pub fn embed_query(&mut self, query: &str) -> Option<Vec<f32>> {
+        self.query_vector(query, &mut Vec::new())
+    }
+
+    /// Embeddings of `texts` with the searcher's model (`None` without one).
+    pub fn embed_texts(&mut self, texts: &[&str]) -> Option<Vec<Vec<f32>>> {
+        self.embedder.as_mut()?.embed(texts).ok()
+    }
+
+    /// The model's id, if a model is loaded.
+    pub fn model_id(&self) -> Option<String> {
+        self.embedder.as_ref().map(|e| e.model_id().to_string())
+    }
+
     /// The query's embedding, computed once per query text.
     fn query_vector(&mut self, query: &str, warnings: &mut Vec<String>) -> Option<Vec<f32>> {
         if let Some((q, v)) = &self.last_query
