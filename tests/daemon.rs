@@ -4,8 +4,7 @@
 
 mod util;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 use patina::daemon::client::{ClientError, MotherClient};
@@ -18,22 +17,11 @@ struct Daemon {
 }
 
 impl Daemon {
-    /// Starts `patina serve --bind 127.0.0.1:0 ARGS` and waits for its address.
+    /// Starts `patina serve --bind 127.0.0.1:0 --log ARGS` and waits for its address.
     fn start(home: &Home, args: &[&str]) -> Daemon {
-        let mut all = vec!["serve", "--bind", "127.0.0.1:0", "--log"];
+        let mut all = vec!["--log"];
         all.extend_from_slice(args);
-        let mut child = home.cmd(&all).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut lines = BufReader::new(stderr).lines();
-            for line in lines.by_ref().map_while(Result::ok) {
-                if let Some(rest) = line.split("listening on ").nth(1) {
-                    let _ = tx.send(rest.split_whitespace().next().unwrap_or("").to_string());
-                }
-            }
-        });
-        let url = rx.recv_timeout(Duration::from_secs(30)).expect("the daemon says where it listens");
+        let (child, url) = util::start_daemon(home, &all);
         Daemon { child, url }
     }
 

@@ -109,21 +109,8 @@ fn weak_local_results_ask_the_mother_with_tags_and_adoptability() {
 /// The daemon's `/persona/query` answers what the command answers in-process.
 #[test]
 fn the_daemon_answers_persona_queries_the_same() {
-    use std::io::{BufRead, BufReader};
     let home = persona_world();
-    let mut child = home
-        .cmd(&["serve", "--bind", "127.0.0.1:0", "--no-socket"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let url = loop {
-        let line = lines.next().expect("the daemon says where it listens").unwrap();
-        if let Some(rest) = line.split("listening on ").nth(1) {
-            break rest.split_whitespace().next().unwrap().to_string();
-        }
-    };
+    let (mut child, url) = util::start_daemon(&home, &["--no-socket"]);
     let args =
         ["scry", "note index columns per field", "--project", "atlas", "--persona-only", "--lexical-only", "--json"];
     let local = home.json(&args[..args.len() - 1]);

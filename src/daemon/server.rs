@@ -191,6 +191,18 @@ async fn blocking<T: Send + 'static>(work: impl FnOnce() -> anyhow::Result<T> + 
 }
 
 impl Daemon {
+    /// The store with a current graph, and the given node ids or aliases resolved.
+    fn graph_store<const N: usize>(&self, given: [&str; N]) -> anyhow::Result<(Store, [String; N])> {
+        let store = self.open()?;
+        let nodes = EventLog::new(&store).nodes()?;
+        let mut ids = [const { String::new() }; N];
+        for (id, given) in ids.iter_mut().zip(given) {
+            *id = resolve_node(&nodes, given)?;
+        }
+        graph_store::refresh(&store, &Params::builtin())?;
+        Ok((store, ids))
+    }
+
     fn open(&self) -> anyhow::Result<Store> {
         Ok(Store::open(&self.home.store_path(), &OpenOptions::default(), |n| eprintln!("patina serve: {n}"))?)
     }
@@ -391,9 +403,7 @@ async fn neighbors_route(
             })?,
         };
         let types = b.types.iter().map(|t| EdgeType::parse(t)).collect::<Result<Vec<_>, _>>()?;
-        let store = d.open()?;
-        let id = resolve_node(&EventLog::new(&store).nodes()?, &b.id)?;
-        graph_store::refresh(&store, &Params::builtin())?;
+        let (store, [id]) = d.graph_store([b.id.as_str()])?;
         let mut found = query::neighbors(&store, &id, direction, &types)?;
         found.truncate(b.limit.unwrap_or(50));
         Ok(serde_json::json!({ "id": id, "neighbors": found }))
@@ -414,10 +424,7 @@ struct PathBody {
 async fn path_route(State(d): State<Arc<Daemon>>, given: Result<axum::Json<PathBody>, JsonRejection>) -> Answer {
     let b = body(given)?;
     let value = blocking(move || {
-        let store = d.open()?;
-        let nodes = EventLog::new(&store).nodes()?;
-        let (from, to) = (resolve_node(&nodes, &b.from)?, resolve_node(&nodes, &b.to)?);
-        graph_store::refresh(&store, &Params::builtin())?;
+        let (store, [from, to]) = d.graph_store([b.from.as_str(), b.to.as_str()])?;
         let max_hops = b.max_hops.unwrap_or(4).min(16);
         Ok(match query::path(&store, &from, &to, max_hops)? {
             Some(hops) => serde_json::json!({
@@ -433,8 +440,7 @@ async fn path_route(State(d): State<Arc<Daemon>>, given: Result<axum::Json<PathB
 
 async fn stats_route(State(d): State<Arc<Daemon>>) -> Answer {
     let value = blocking(move || {
-        let store = d.open()?;
-        graph_store::refresh(&store, &Params::builtin())?;
+        let (store, []) = d.graph_store([])?;
         let graph = graph_store::read(&store)?
             .ok_or_else(|| anyhow::anyhow!("the graph is empty: nothing was synced or ingested yet"))?;
         Ok(serde_json::to_value(query::stats(&graph, Params::builtin().max_domain_members))?)
@@ -458,10 +464,7 @@ async fn explain_route(State(d): State<Arc<Daemon>>, given: Result<axum::Json<Ex
     let b = body(given)?;
     let value = blocking(move || {
         let edge_type = EdgeType::parse(&b.edge_type)?;
-        let store = d.open()?;
-        let nodes = EventLog::new(&store).nodes()?;
-        let (from, to) = (resolve_node(&nodes, &b.from)?, resolve_node(&nodes, &b.to)?);
-        graph_store::refresh(&store, &Params::builtin())?;
+        let (store, [from, to]) = d.graph_store([b.from.as_str(), b.to.as_str()])?;
         let max = b.max_events.unwrap_or(25).min(500);
         Ok(serde_json::to_value(crate::graph::explain::explain(
             &store,

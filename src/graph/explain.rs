@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::derive::{Edge, FeedbackTerm};
+use super::derive::{Edge, FeedbackTerm, UnitRef};
 use super::facts::{self, Facts, edge_code};
 use super::params::Params;
 use super::program::{self, RULES};
@@ -179,33 +179,13 @@ fn explain_existing(log: &EventLog<'_>, edge: &Edge, max_events: usize, out: &mu
     });
     let mut budget = max_events;
     for unit in &edge.endings {
-        let mut events = Vec::new();
-        for &seq in &unit.seqs {
-            if budget == 0 {
-                break;
-            }
-            if let Some(c) = cite(log, seq)? {
-                events.push(c);
-                budget -= 1;
-            }
-        }
-        out.endings.push(CitedUnit { key: unit.key.clone(), date: unit.date.clone(), value: 0.0, events });
+        out.endings.push(CitedUnit { value: 0.0, ..cite_unit(log, unit, &mut budget)? });
     }
     for firing in &edge.firings {
         let description = RULES.iter().find(|r| r.name == firing.rule).map(|r| r.description).unwrap_or("").to_string();
         let mut units = Vec::new();
         for unit in &firing.units {
-            let mut events = Vec::new();
-            for &seq in &unit.seqs {
-                if budget == 0 {
-                    break;
-                }
-                if let Some(c) = cite(log, seq)? {
-                    events.push(c);
-                    budget -= 1;
-                }
-            }
-            units.push(CitedUnit { key: unit.key.clone(), date: unit.date.clone(), value: unit.value, events });
+            units.push(cite_unit(log, unit, &mut budget)?);
         }
         out.rules.push(RuleExplanation {
             rule: firing.rule.clone(),
@@ -216,6 +196,21 @@ fn explain_existing(log: &EventLog<'_>, edge: &Edge, max_events: usize, out: &mu
         });
     }
     Ok(())
+}
+
+/// A unit of evidence with its events cited, at most `budget` of them (decremented).
+fn cite_unit(log: &EventLog<'_>, unit: &UnitRef, budget: &mut usize) -> Result<CitedUnit, Error> {
+    let mut events = Vec::new();
+    for &seq in &unit.seqs {
+        if *budget == 0 {
+            break;
+        }
+        if let Some(c) = cite(log, seq)? {
+            events.push(c);
+            *budget -= 1;
+        }
+    }
+    Ok(CitedUnit { key: unit.key.clone(), date: unit.date.clone(), value: unit.value, events })
 }
 
 fn units_of(facts: &Facts, a: u32, b: u32, kind: u8) -> Vec<String> {

@@ -233,6 +233,11 @@ pub fn run(home: &PatinaHome, searcher: &mut Searcher, world: &World, query: &Qu
             vectors.as_ref().map(|(q, items)| crate::knowledge::search::Semantic { query: q.as_slice(), items });
         merge_knowledge(&mut result, world, &route, &query.text, query.limit, semantic.as_ref());
     }
+    finish(home, query, route, result)
+}
+
+/// The answer to `query`: provenance per hit, recorded under a query id when asked.
+pub(crate) fn finish(home: &PatinaHome, query: &Query, route: Route, result: SearchResult) -> Result<Scry, ScryError> {
     let provenance: Vec<String> = result.hits.iter().map(|h| provenance(&route, h)).collect();
     let query_id = if query.record { record(home, &route, &query.text, &result)? } else { String::new() };
     Ok(Scry {

@@ -145,24 +145,16 @@ pub fn run(
     rows.truncate(query.limit);
     let hits: Vec<Hit> = rows.iter().map(|r| r.0.clone()).collect();
     let result = crate::search::SearchResult { hits, channels, warnings };
-    let provenance = result.hits.iter().map(|h| super::provenance(&route, h)).collect();
-    let query_id = if query.record { super::record(home, &route, &query.text, &result)? } else { String::new() };
-    Ok(Scry {
-        query_id,
-        query: query.text.clone(),
-        repos: route.repos(),
-        route,
-        provenance,
-        tags: rows.iter().map(|r| r.1.clone()).collect(),
-        adoptability: rows.into_iter().map(|r| r.2).collect(),
-        persona: Some(match why {
-            Some(why) => format!("asked the mother: {why}"),
-            None => {
-                format!("local only: the local best score {:.2} reaches {:.2}", best.unwrap_or(0.0), options.threshold)
-            }
-        }),
-        result,
-    })
+    let mut answer = super::finish(home, query, route, result)?;
+    answer.tags = rows.iter().map(|r| r.1.clone()).collect();
+    answer.adoptability = rows.into_iter().map(|r| r.2).collect();
+    answer.persona = Some(match why {
+        Some(why) => format!("asked the mother: {why}"),
+        None => {
+            format!("local only: the local best score {:.2} reaches {:.2}", best.unwrap_or(0.0), options.threshold)
+        }
+    });
+    Ok(answer)
 }
 
 /// Whether a hit is a belief or observation (adoptability applies to those only).

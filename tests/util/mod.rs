@@ -106,3 +106,28 @@ pub fn example_world() -> Home {
     }
     home
 }
+
+/// Starts `patina serve --bind 127.0.0.1:0 ARGS` for `home` and waits for the address it
+/// listens on: (the daemon, its base URL). Its stderr keeps draining in the background.
+pub fn start_daemon(home: &Home, args: &[&str]) -> (std::process::Child, String) {
+    use std::io::{BufRead, BufReader};
+    let mut all = vec!["serve", "--bind", "127.0.0.1:0"];
+    all.extend_from_slice(args);
+    let mut child = home
+        .cmd(&all)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run patina serve");
+    let stderr = child.stderr.take().expect("piped stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(rest) = line.split("listening on ").nth(1) {
+                let _ = tx.send(rest.split_whitespace().next().unwrap_or("").to_string());
+            }
+        }
+    });
+    let url = rx.recv_timeout(std::time::Duration::from_secs(30)).expect("the daemon says where it listens");
+    (child, url)
+}
