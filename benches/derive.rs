@@ -1,6 +1,8 @@
 //! Graph derivation from scratch on synthetic logs of 10k, 100k and 1M events, with the
-//! time split into loading facts, the crepe run and weights; then `neighbors` and `path`
-//! latency on a graph of ~100k edges.
+//! time split into loading facts, the crepe run and weights; then, on the same stores, a
+//! new session log ingested and the graph brought current (the incremental path:
+//! `graph::incremental`), and an edited one; then `neighbors` and `path` latency on a
+//! graph of ~100k edges.
 //!
 //! `cargo bench --bench derive` runs the full sizes; under `cargo test` a smoke size.
 
@@ -111,10 +113,76 @@ fn percentile(mut xs: Vec<f64>, p: f64) -> f64 {
     xs[((xs.len() as f64 - 1.0) * p).round() as usize]
 }
 
+/// Latencies of new and edited session logs on one store.
+struct SessionRounds {
+    new_ms: Vec<f64>,
+    /// Of `new_ms`, the graph update alone.
+    derive_ms: Vec<f64>,
+    edit_ms: Vec<f64>,
+    /// Pairs touched in the last round.
+    pairs: usize,
+    /// Whether every round took the incremental path.
+    incremental: bool,
+}
+
+/// A session log of project `p` dated after everything in the log, naming eight repos
+/// with testing and using cues.
+fn session_text(round: usize, refs: usize, edited: bool) -> String {
+    let mut text = format!(
+        "# Session: round {round}\n**ID**: 20260105-1{round:05}\n**Started**: 2026-01-05T10:00:00Z\n\n## Work\n"
+    );
+    for k in 0..8 {
+        let r = (round * 37 + k * 101) % refs;
+        text.push_str(&format!("- tested on r{r}: the scrape passed after a fix\n"));
+        if k % 2 == 0 {
+            text.push_str(&format!("- we integrated r{r} as a dependency of the parser\n"));
+        }
+    }
+    if edited {
+        text.push_str("- later: tested on r3 and r5 again, both fine\n");
+    }
+    text
+}
+
+/// Rounds of: write a new session log of one project, ingest it, refresh the graph; then
+/// edit it (a line added) and do the same again.
+fn new_session_rounds(store: &Store, dir: &std::path::Path, n: usize, rounds: usize) -> SessionRounds {
+    let projects = (n / 10_000).clamp(5, 100);
+    let refs = (n / 1_000).clamp(20, 900);
+    let params = Params::builtin();
+    let cues = || patina::ingest::cues::Cues::load(&[]).unwrap();
+    let mut out =
+        SessionRounds { new_ms: Vec::new(), derive_ms: Vec::new(), edit_ms: Vec::new(), pairs: 0, incremental: true };
+    let sessions = dir.join("sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    for round in 0..rounds {
+        let p = round % projects;
+        let options = patina::ingest::IngestOptions { project: Some(format!("p{p}")), ..Default::default() };
+        let file = sessions.join(format!("20260105-1{round:05}.md"));
+        for edited in [false, true] {
+            std::fs::write(&file, session_text(round, refs, edited)).unwrap();
+            let t = Instant::now();
+            let report = patina::ingest::ingest(store, std::slice::from_ref(&file), &options, cues(), |_| {}).unwrap();
+            let ingested = Instant::now();
+            let refresh = graph_store::refresh(store, &params).unwrap();
+            let elapsed = ms(t.elapsed());
+            if !edited {
+                out.derive_ms.push(ms(ingested.elapsed()));
+            }
+            assert!(report.added.values().sum::<usize>() > 0, "the session log names registered repos: {report:?}");
+            out.incremental &= refresh.incremental;
+            out.pairs = refresh.pairs;
+            if edited { out.edit_ms.push(elapsed) } else { out.new_ms.push(elapsed) }
+        }
+    }
+    out
+}
+
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let sizes: &[usize] = if full { &[10_000, 100_000, 1_000_000] } else { &[5_000] };
     let params = Params::builtin();
+    let mut rows = Vec::new();
     println!(
         "| events | evidence units | groups | edges | load facts (ms) | crepe run (ms) | weights (ms) | derive total (ms) | store graph (ms) |"
     );
@@ -142,8 +210,9 @@ fn main() {
             "checksum"
         );
         let t3 = Instant::now();
-        graph_store::write(&store, &graph).unwrap();
+        graph_store::write(&store, &graph, &patina::graph::incremental::pair_index(&loaded)).unwrap();
         let write = t3.elapsed();
+        rows.push((n, new_session_rounds(&store, dir.path(), n, if full { 10 } else { 2 })));
         println!(
             "| {n} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} |",
             loaded.input.groups.iter().map(|g| g.4 as usize).sum::<usize>(),
@@ -154,6 +223,24 @@ fn main() {
             ms(weights),
             ms(total),
             ms(write)
+        );
+    }
+
+    println!();
+    println!(
+        "| events | new session log: ingest + graph current p50 (ms) | max (ms) | of which graph update p50 (ms) | edited session log p50 (ms) | max (ms) | pairs touched | incremental |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (n, r) in &rows {
+        println!(
+            "| {n} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {} | {} |",
+            percentile(r.new_ms.clone(), 0.5),
+            percentile(r.new_ms.clone(), 1.0),
+            percentile(r.derive_ms.clone(), 0.5),
+            percentile(r.edit_ms.clone(), 0.5),
+            percentile(r.edit_ms.clone(), 1.0),
+            r.pairs,
+            r.incremental
         );
     }
 
@@ -182,29 +269,49 @@ fn main() {
     }
     log.append_all(events, 50_000, |_| {}).unwrap();
     let refresh = graph_store::refresh(&store, &params).unwrap();
-    let mut neighbor_ms = Vec::new();
-    let mut path_ms = Vec::new();
-    let mut found = 0;
-    for _ in 0..200 {
-        let a = format!("n{}", rng.below(n_nodes as u64));
-        let b = format!("n{}", rng.below(n_nodes as u64));
-        let t = Instant::now();
-        let ns = query::neighbors(&store, &a, Direction::Both, &[]).unwrap();
-        neighbor_ms.push(ms(t.elapsed()));
-        assert!(!ns.is_empty() || n_edges < 1_000);
-        let t = Instant::now();
-        found += query::path(&store, &a, &b, 4).unwrap().is_some() as usize;
-        path_ms.push(ms(t.elapsed()));
-    }
+    let t = Instant::now();
+    let cache = patina::graph::memory::GraphCache::default();
+    let memory = cache.get(&store).unwrap();
+    let load_ms = ms(t.elapsed());
     println!();
-    println!("| graph edges | neighbors p50 (ms) | neighbors p95 (ms) | path p50 (ms) | path p95 (ms) | paths found |");
-    println!("|---:|---:|---:|---:|---:|---:|");
     println!(
-        "| {} | {:.3} | {:.3} | {:.2} | {:.2} | {found}/200 |",
-        refresh.edges,
-        percentile(neighbor_ms.clone(), 0.5),
-        percentile(neighbor_ms, 0.95),
-        percentile(path_ms.clone(), 0.5),
-        percentile(path_ms, 0.95)
+        "| graph edges | read from | neighbors p50 (ms) | neighbors p95 (ms) | path p50 (ms) | path p95 (ms) | paths found |"
     );
+    println!("|---:|---|---:|---:|---:|---:|---:|");
+    for in_memory in [false, true] {
+        let mut rng = Rng(7);
+        let mut neighbor_ms = Vec::new();
+        let mut path_ms = Vec::new();
+        let mut found = 0;
+        for _ in 0..200 {
+            let a = format!("n{}", rng.below(n_nodes as u64));
+            let b = format!("n{}", rng.below(n_nodes as u64));
+            let t = Instant::now();
+            let ns = if in_memory {
+                cache.get(&store).unwrap().neighbors(&a, Direction::Both, &[])
+            } else {
+                query::neighbors(&store, &a, Direction::Both, &[]).unwrap()
+            };
+            neighbor_ms.push(ms(t.elapsed()));
+            assert!(!ns.is_empty() || n_edges < 1_000);
+            let t = Instant::now();
+            let path = if in_memory {
+                cache.get(&store).unwrap().path(&a, &b, 4).unwrap()
+            } else {
+                query::path(&store, &a, &b, 4).unwrap()
+            };
+            found += path.is_some() as usize;
+            path_ms.push(ms(t.elapsed()));
+        }
+        println!(
+            "| {} | {} | {:.4} | {:.4} | {:.3} | {:.3} | {found}/200 |",
+            refresh.edges,
+            if in_memory { "memory (GraphCache, stamp checked per query)" } else { "store" },
+            percentile(neighbor_ms.clone(), 0.5),
+            percentile(neighbor_ms, 0.95),
+            percentile(path_ms.clone(), 0.5),
+            percentile(path_ms, 0.95)
+        );
+    }
+    println!("(in-memory adjacency of {} edges loaded once in {load_ms:.0} ms)", memory.edge_count());
 }

@@ -458,11 +458,14 @@ pub enum MotherCommand {
         #[arg(long, value_name = "N", default_value_t = 4)]
         max_hops: usize,
     },
-    /// Re-derive the graph from the event log now
+    /// Bring the graph up to the event log now (only the pairs new events touch, when it can)
     Derive {
         /// Also derive from scratch and verify it equals the stored graph (exit 2 if not)
         #[arg(long)]
         check: bool,
+        /// Derive the whole log from scratch, even when an incremental update could do
+        #[arg(long)]
+        full: bool,
     },
 }
 

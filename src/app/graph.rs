@@ -310,13 +310,15 @@ pub fn path(ctx: &mut Invocation, from: &str, to: &str, max_hops: usize) -> anyh
     Ok(if found.is_some() { exit::OK } else { exit::NOT_FOUND })
 }
 
-pub fn derive(ctx: &mut Invocation, check: bool) -> anyhow::Result<u8> {
+pub fn derive(ctx: &mut Invocation, check: bool, full: bool) -> anyhow::Result<u8> {
     let store = ctx.open_store()?;
     let params = Params::builtin();
     let started = std::time::Instant::now();
-    let refresh = graph_store::refresh(&store, &params)?;
+    let refresh =
+        if full { graph_store::refresh_full(&store, &params)? } else { graph_store::refresh(&store, &params)? };
     let mut report = serde_json::json!({
-        "derived": refresh.derived, "through_seq": refresh.through_seq, "edges": refresh.edges,
+        "derived": refresh.derived, "incremental": refresh.incremental, "pairs": refresh.pairs,
+        "through_seq": refresh.through_seq, "edges": refresh.edges,
         "added": refresh.diff.added.len(), "removed": refresh.diff.removed.len(),
         "reweighted": refresh.diff.reweighted.len(), "seconds": started.elapsed().as_secs_f64(),
     });
@@ -336,7 +338,11 @@ pub fn derive(ctx: &mut Invocation, check: bool) -> anyhow::Result<u8> {
         writeln!(
             ctx.out,
             "graph {} through #{}: {} edges (+{} -{} ~{}) in {:.3} s{}",
-            if refresh.derived { "derived" } else { "already current" },
+            match (refresh.derived, refresh.incremental) {
+                (false, _) => "already current".to_string(),
+                (true, false) => "derived from the whole log".to_string(),
+                (true, true) => format!("updated incrementally ({} pair(s) touched)", refresh.pairs),
+            },
             refresh.through_seq,
             refresh.edges,
             refresh.diff.added.len(),

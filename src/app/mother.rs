@@ -56,7 +56,7 @@ pub fn run(ctx: &mut Invocation, command: MotherCommand) -> anyhow::Result<u8> {
             super::graph::neighbors(ctx, &id, &direction, &edge_types)
         }
         MotherCommand::Path { from, to, max_hops } => super::graph::path(ctx, &from, &to, max_hops),
-        MotherCommand::Derive { check } => super::graph::derive(ctx, check),
+        MotherCommand::Derive { check, full } => super::graph::derive(ctx, check, full),
     }
 }
 

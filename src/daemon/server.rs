@@ -136,6 +136,8 @@ struct Daemon {
     log: bool,
     started: Instant,
     engine: Mutex<Engine>,
+    /// Neighbours and paths answer from memory; loaded again when the graph moves.
+    graph: crate::graph::memory::GraphCache,
 }
 
 /// An error answer: a status and a message.
@@ -404,7 +406,7 @@ async fn neighbors_route(
         };
         let types = b.types.iter().map(|t| EdgeType::parse(t)).collect::<Result<Vec<_>, _>>()?;
         let (store, [id]) = d.graph_store([b.id.as_str()])?;
-        let mut found = query::neighbors(&store, &id, direction, &types)?;
+        let mut found = d.graph.get(&store)?.neighbors(&id, direction, &types);
         found.truncate(b.limit.unwrap_or(50));
         Ok(serde_json::json!({ "id": id, "neighbors": found }))
     })
@@ -426,7 +428,7 @@ async fn path_route(State(d): State<Arc<Daemon>>, given: Result<axum::Json<PathB
     let value = blocking(move || {
         let (store, [from, to]) = d.graph_store([b.from.as_str(), b.to.as_str()])?;
         let max_hops = b.max_hops.unwrap_or(4).min(16);
-        Ok(match query::path(&store, &from, &to, max_hops)? {
+        Ok(match d.graph.get(&store)?.path(&from, &to, max_hops)? {
             Some(hops) => serde_json::json!({
                 "from": from, "to": to, "found": true,
                 "hops": hops.iter().map(|(a, t, b, w)| serde_json::json!({"from": a, "type": t, "to": b, "weight": w})).collect::<Vec<_>>(),
@@ -574,6 +576,7 @@ pub fn serve(home: PatinaHome, options: ServeOptions, ready: impl FnOnce(SocketA
         log: options.log,
         started: Instant::now(),
         engine: Mutex::new(Engine { searcher: Searcher::new(&home), world: None }),
+        graph: Default::default(),
     });
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async move {

@@ -198,6 +198,16 @@ impl<'s> EventLog<'s> {
         Ok(out)
     }
 
+    /// The events with these seqs (missing ones skipped), in the given order.
+    pub fn events_at(&self, seqs: Vec<u64>) -> Result<Vec<StoredEvent>, Error> {
+        self.by_index(seqs)
+    }
+
+    /// The live events among these seqs, in the given order.
+    pub fn live_events_at(&self, seqs: Vec<u64>) -> Result<Vec<StoredEvent>, Error> {
+        self.live_of(seqs)
+    }
+
     fn by_index(&self, seqs: Vec<u64>) -> Result<Vec<StoredEvent>, Error> {
         let txn = self.read()?;
         let Some(events) = open_read(&txn, EVENTS)? else { return Ok(Vec::new()) };
@@ -358,6 +368,29 @@ impl<'s> EventLog<'s> {
             let Some(bytes) = events.get(seq)? else { continue };
             if let Event::NodeRegistered(node) = decode_at(seq, bytes.value())?.event {
                 out.insert(node.id.clone(), node);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The live registrations of the registered nodes, in id order.
+    pub fn node_events(&self) -> Result<Vec<StoredEvent>, Error> {
+        let txn = self.read()?;
+        let (Some(identity), Some(events)) = (open_read(&txn, IDENTITY)?, open_read(&txn, EVENTS)?) else {
+            return Ok(Vec::new());
+        };
+        let prefix = node_identity("");
+        let mut out = Vec::new();
+        for entry in identity.range(prefix.as_str()..)? {
+            let (key, seq) = entry?;
+            if !key.value().starts_with(&prefix) {
+                break;
+            }
+            let seq = seq.value();
+            let Some(bytes) = events.get(seq)? else { continue };
+            let event = decode_at(seq, bytes.value())?;
+            if matches!(event.event, Event::NodeRegistered(_)) {
+                out.push(event);
             }
         }
         Ok(out)

@@ -97,7 +97,7 @@ pub struct Graph {
     pub ended: Vec<Edge>,
 }
 
-fn round(x: f64) -> f64 {
+pub(crate) fn round(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
 }
 
@@ -131,31 +131,21 @@ pub fn derive_from_facts(facts: &Facts, params: &Params) -> Graph {
     }
     let mut edges = Vec::with_capacity(firings.len());
     for ((a, t, b), rules) in firings {
-        let mut fired = Vec::new();
-        let mut manual = None;
-        for (rule, groups) in rules {
-            let firing = firing(facts, params, rule, a, b, &groups);
-            if rule == program::R_MANUAL_LINK {
-                manual = Some(firing.term);
-            }
-            fired.push(firing);
-        }
-        let mut weight = manual.unwrap_or_else(|| noisy_or(fired.iter().map(|f| f.term)));
+        let fired: Vec<Firing> =
+            rules.into_iter().map(|(rule, groups)| firing(facts, params, rule, a, b, &groups)).collect();
         let feedback = facts.feedback.get(&(a, b)).map(|f| {
             let w = &params.weights;
             let net = f.useful as f64 - f.not_useful as f64;
             let factor = (1.0 + w.feedback_step * net).clamp(w.feedback_min, w.feedback_max);
             FeedbackTerm { useful: f.useful, not_useful: f.not_useful, factor, seqs: f.seqs.clone() }
         });
-        if let Some(f) = &feedback {
-            weight = (weight * f.factor).min(1.0);
-        }
+        let weight = edge_weight(&fired, feedback.as_ref());
         let validity = validity(facts, params, a, t, b, &fired);
         edges.push(Edge {
             from: facts.nodes[a as usize].id.clone(),
             edge_type: edge_type(t),
             to: facts.nodes[b as usize].id.clone(),
-            weight: round(weight),
+            weight,
             firings: fired,
             feedback,
             valid_from: validity.from,
@@ -165,11 +155,6 @@ pub fn derive_from_facts(facts: &Facts, params: &Params) -> Graph {
     }
     edges.sort_by(|x, y| (&x.from, x.edge_type, &x.to).cmp(&(&y.from, y.edge_type, &y.to)));
     let (ended, edges): (Vec<Edge>, Vec<Edge>) = edges.into_iter().partition(|e| e.valid_until.is_some());
-    let mut importance: BTreeMap<&str, f64> = BTreeMap::new();
-    for e in &edges {
-        *importance.entry(e.from.as_str()).or_default() += e.weight;
-        *importance.entry(e.to.as_str()).or_default() += e.weight;
-    }
     let mut nodes: Vec<GraphNode> = facts
         .nodes
         .iter()
@@ -178,11 +163,25 @@ pub fn derive_from_facts(facts: &Facts, params: &Params) -> Graph {
             kind: n.kind,
             domains: n.domains.clone(),
             summary: n.summary.clone(),
-            importance: round(importance.get(n.id.as_str()).copied().unwrap_or(0.0)),
+            importance: 0.0,
         })
         .collect();
     nodes.sort_by(|a, b| a.id.cmp(&b.id));
+    set_importance(&mut nodes, &edges);
     Graph { through_seq: facts.through_seq, fingerprint: params.fingerprint, nodes, edges, ended }
+}
+
+/// Sets each node's importance: the summed weight of the current edges touching it
+/// (edges in (from, type, to) order, so the sum is the same wherever it is computed).
+pub fn set_importance(nodes: &mut [GraphNode], edges: &[Edge]) {
+    let mut importance: BTreeMap<&str, f64> = BTreeMap::new();
+    for e in edges {
+        *importance.entry(e.from.as_str()).or_default() += e.weight;
+        *importance.entry(e.to.as_str()).or_default() += e.weight;
+    }
+    for node in nodes {
+        node.importance = round(importance.get(node.id.as_str()).copied().unwrap_or(0.0));
+    }
 }
 
 /// The time an edge holds, from its evidence.
@@ -240,41 +239,70 @@ fn per_unit(facts: &Facts, params: &Params, group: &GroupInfo, c: f64) -> Vec<Un
         .map(|u| UnitRef {
             key: u.key.clone(),
             date: u.date.map(|d| d.to_string()),
-            value: round(c * recency(params, facts.newest_date, u.date)),
+            value: round(c * recency(params, facts.newest.get(&group.from).copied(), u.date)),
             seqs: u.seqs.clone(),
         })
         .collect()
+}
+
+/// The per-unit coefficient `c` of a rule's units (`unit = c · recency`); 0 for rules
+/// whose term does not come from their units (domains).
+fn unit_coefficient(params: &Params, rule: u8) -> f64 {
+    let w = &params.weights;
+    match rule {
+        program::R_MANUAL_LINK => 1.0,
+        program::R_MANIFEST_IMPORT => w.import_per_manifest,
+        program::R_BENCH_RUN => w.bench_per_run,
+        program::R_TESTING_COMMAND => w.command_per_session,
+        program::R_TESTING_CUES => w.testing_per_session,
+        program::R_LEARNING_CUES => w.learning_per_session,
+        program::R_USING_CUES => w.using_per_session,
+        _ => 0.0,
+    }
+}
+
+/// Whether a rule's term is the noisy-or of its unit values (all but manual links and
+/// the domain rules).
+fn term_is_noisy_or(rule: u8) -> bool {
+    !matches!(rule, program::R_MANUAL_LINK | program::R_SIBLING_DOMAIN | program::R_SHARED_DOMAIN)
+}
+
+/// An edge's weight from its firings: a manual link's term overrides, else the noisy-or
+/// of the terms; then route feedback's factor, capped at 1.
+fn edge_weight(fired: &[Firing], feedback: Option<&FeedbackTerm>) -> f64 {
+    let manual = fired.iter().find(|f| f.rule == RULES[program::R_MANUAL_LINK as usize].name).map(|f| f.term);
+    let mut weight = manual.unwrap_or_else(|| noisy_or(fired.iter().map(|f| f.term)));
+    if let Some(f) = feedback {
+        weight = (weight * f.factor).min(1.0);
+    }
+    round(weight)
+}
+
+/// `edge` with its unit values, terms and weight measured from `newest`, its from-node's
+/// newest evidence: exactly what deriving gives when nothing but that date moved (the
+/// incremental path re-weights the untouched edges of a node whose newest date moved).
+pub fn reweight(edge: &Edge, params: &Params, newest: Option<jiff::civil::Date>) -> Edge {
+    let mut edge = edge.clone();
+    for firing in &mut edge.firings {
+        let Some(rule) = RULES.iter().find(|r| r.name == firing.rule).map(|r| r.code) else { continue };
+        let c = unit_coefficient(params, rule);
+        for unit in &mut firing.units {
+            unit.value = round(c * recency(params, newest, unit.date.as_deref().and_then(facts::parse_date)));
+        }
+        if term_is_noisy_or(rule) {
+            firing.term = round(noisy_or(firing.units.iter().map(|u| u.value)));
+        }
+    }
+    edge.weight = edge_weight(&edge.firings, edge.feedback.as_ref());
+    edge
 }
 
 fn firing(facts: &Facts, params: &Params, rule: u8, a: u32, b: u32, groups: &[u32]) -> Firing {
     let w = &params.weights;
     let name = RULES[rule as usize].name.to_string();
     let groups: Vec<&GroupInfo> = groups.iter().map(|&g| &facts.groups[g as usize]).collect();
-    let units: Vec<UnitRef> = match rule {
-        program::R_MANUAL_LINK => groups.iter().flat_map(|g| per_unit(facts, params, g, 1.0)).collect(),
-        program::R_MANIFEST_IMPORT => {
-            groups.iter().flat_map(|g| per_unit(facts, params, g, w.import_per_manifest)).collect()
-        }
-        program::R_BENCH_RUN => groups.iter().flat_map(|g| per_unit(facts, params, g, w.bench_per_run)).collect(),
-        program::R_TESTING_COMMAND => {
-            groups.iter().flat_map(|g| per_unit(facts, params, g, w.command_per_session)).collect()
-        }
-        program::R_TESTING_CUES => {
-            groups.iter().flat_map(|g| per_unit(facts, params, g, w.testing_per_session)).collect()
-        }
-        program::R_LEARNING_CUES => {
-            groups.iter().flat_map(|g| per_unit(facts, params, g, w.learning_per_session)).collect()
-        }
-        program::R_USING_CUES => groups.iter().flat_map(|g| per_unit(facts, params, g, w.using_per_session)).collect(),
-        _ => groups
-            .iter()
-            .flat_map(|g| per_unit(facts, params, g, 0.0))
-            .map(|mut u| {
-                u.value = 0.0;
-                u
-            })
-            .collect(),
-    };
+    let c = unit_coefficient(params, rule);
+    let units: Vec<UnitRef> = groups.iter().flat_map(|g| per_unit(facts, params, g, c)).collect();
     let (term, detail) = match rule {
         program::R_MANUAL_LINK => {
             let given = groups.iter().find_map(|g| g.link_weight);

@@ -75,8 +75,10 @@ pub struct Facts {
     pub shared: BTreeMap<(u32, u32), (Vec<String>, usize, usize)>,
     /// Broad domains (on more than `max_domain_members` nodes) → their node count.
     pub broad_domains: BTreeMap<String, usize>,
-    /// The newest dated evidence (recency is measured from it).
-    pub newest_date: Option<jiff::civil::Date>,
+    /// Per node: the newest dated evidence unit of the groups from it. An edge's recency
+    /// is measured from its from-node's newest evidence (a project ages on its own
+    /// timeline, and a new session of one project re-weights that project's edges only).
+    pub newest: HashMap<u32, jiff::civil::Date>,
     /// The last event seq the facts saw.
     pub through_seq: u64,
 }
@@ -214,7 +216,6 @@ pub fn from_events(events: &[StoredEvent], params: &Params, through_seq: u64) ->
     let mut links: Vec<(u32, u8, u32, u64, Option<f32>)> = Vec::new();
     let mut unlinks = BTreeMap::new();
     let mut feedback: BTreeMap<(u32, u32), Feedback> = BTreeMap::new();
-    let mut newest_date = None;
     // Session dates repeat across a session's mentions: parse each distinct one once.
     let mut dates: HashMap<&str, Option<jiff::civil::Date>> = HashMap::new();
     for e in events {
@@ -225,7 +226,6 @@ pub fn from_events(events: &[StoredEvent], params: &Params, through_seq: u64) ->
                     continue;
                 }
                 let date = m.session_date.as_deref().and_then(|d| *dates.entry(d).or_insert_with(|| parse_date(d)));
-                newest_date = newest_date.max(date);
                 let kind = match m.cue_class {
                     CueClass::Testing if is_command_cue(&m.cue) => program::G_COMMAND,
                     CueClass::Testing => program::G_TESTING,
@@ -257,7 +257,6 @@ pub fn from_events(events: &[StoredEvent], params: &Params, through_seq: u64) ->
             Event::BenchRun(b) => {
                 let (Some(p), Some(r)) = (id(&b.project), id(&b.repo)) else { continue };
                 let date = parse_date(&b.when);
-                newest_date = newest_date.max(date);
                 if p != r {
                     grouper.add(program::G_BENCH, p, r, &format!("{} @ {}", b.suite, b.when), date, true, e.seq);
                 }
@@ -300,7 +299,12 @@ pub fn from_events(events: &[StoredEvent], params: &Params, through_seq: u64) ->
         };
         input.nodes.push(NodeIs(i as u32, kind));
     }
+    let mut newest: HashMap<u32, jiff::civil::Date> = HashMap::new();
     for ((kind, from, to), units) in grouper.into_sorted() {
+        if let Some(date) = units.values().filter_map(|u| u.date).max() {
+            let entry = newest.entry(from).or_insert(date);
+            *entry = (*entry).max(date);
+        }
         let g = groups.len() as u32;
         let strong = units.values().filter(|u| u.strong).count() as u32;
         input.groups.push(Group(g, from, to, kind, units.len() as u32, strong));
@@ -360,7 +364,7 @@ pub fn from_events(events: &[StoredEvent], params: &Params, through_seq: u64) ->
         unlinks,
         shared: domains.pairs,
         broad_domains: domains.broad,
-        newest_date,
+        newest,
         through_seq,
     }
 }

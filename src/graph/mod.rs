@@ -12,6 +12,8 @@
 pub mod derive;
 pub mod explain;
 pub mod facts;
+pub mod incremental;
+pub mod memory;
 pub mod params;
 #[path = "../../rules/program.rs"]
 pub mod program;

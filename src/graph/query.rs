@@ -106,7 +106,7 @@ pub fn path(store: &Store, from: &str, to: &str, max_hops: usize) -> Result<Opti
 }
 
 /// What a path search reads: a node's out-edges and in-edges as (type, other end, weight).
-trait Adjacent {
+pub(crate) trait Adjacent {
     fn out(&self, id: &str) -> Result<Vec<(EdgeType, String, f64)>, Error>;
     fn into(&self, id: &str) -> Result<Vec<(EdgeType, String, f64)>, Error>;
 }
@@ -120,7 +120,12 @@ impl Adjacent for store::Adjacency {
     }
 }
 
-fn cheapest_path(adjacency: &impl Adjacent, from: &str, to: &str, max_hops: usize) -> Result<Option<Vec<Hop>>, Error> {
+pub(crate) fn cheapest_path(
+    adjacency: &impl Adjacent,
+    from: &str,
+    to: &str,
+    max_hops: usize,
+) -> Result<Option<Vec<Hop>>, Error> {
     if from == to {
         return Ok(Some(Vec::new()));
     }

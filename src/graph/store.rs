@@ -2,7 +2,7 @@
 //! with the last event seq and the parameters they were derived from.
 //!
 //! Tables: `graph_edges` ("from\0TYPE\0to" → edge), `graph_in` ("to\0TYPE\0from" → ()),
-//! `graph_nodes` (id → node), `graph_weights` ("from\0TYPE\0to" → weight),
+//! `graph_nodes` (id → node; its `importance` is summed from the edges when read), `graph_weights` ("from\0TYPE\0to" → weight),
 //! `graph_meta` ("stamp" → (seq, fingerprint)), `graph_ended` ("from\0TYPE\0to" → an edge
 //! whose evidence ended it: history, read by `graph --all` and `explain` only).
 //!
@@ -12,45 +12,61 @@
 use redb::{ReadableTable, TableDefinition};
 
 use super::derive::{self, Edge, Graph, GraphDiff, GraphNode};
+use super::facts;
+use super::incremental::{self, PairIndex};
 use super::params::Params;
 use crate::error::{Error, StoreError};
 use crate::event::EdgeType;
 use crate::event::log::EventLog;
 use crate::store::Store;
 
-const EDGES: TableDefinition<&str, &[u8]> = TableDefinition::new("graph_edges");
-const IN: TableDefinition<&str, u8> = TableDefinition::new("graph_in");
-const NODES: TableDefinition<&str, &[u8]> = TableDefinition::new("graph_nodes");
-const META: TableDefinition<&str, &[u8]> = TableDefinition::new("graph_meta");
+pub(super) const EDGES: TableDefinition<&str, &[u8]> = TableDefinition::new("graph_edges");
+pub(super) const IN: TableDefinition<&str, u8> = TableDefinition::new("graph_in");
+pub(super) const NODES: TableDefinition<&str, &[u8]> = TableDefinition::new("graph_nodes");
+pub(super) const META: TableDefinition<&str, &[u8]> = TableDefinition::new("graph_meta");
 /// "from\0TYPE\0to" → weight: the adjacency alone, for path searches that need no provenance.
-const WEIGHTS: TableDefinition<&str, f64> = TableDefinition::new("graph_weights");
+pub(super) const WEIGHTS: TableDefinition<&str, f64> = TableDefinition::new("graph_weights");
 /// "to\0TYPE\0from" → weight: the same adjacency read backwards (bidirectional path search).
-const WEIGHTS_IN: TableDefinition<&str, f64> = TableDefinition::new("graph_weights_in");
+pub(super) const WEIGHTS_IN: TableDefinition<&str, f64> = TableDefinition::new("graph_weights_in");
 /// The layout of the graph tables. A store whose graph was written in another layout
 /// has no usable graph (`stamp` is `None`), so the next refresh re-derives it.
-const FORMAT: &[u8] = b"graph-3";
+pub(super) const FORMAT: &[u8] = b"graph-4";
 /// "from\0TYPE\0to" → an edge that ended (history).
-const ENDED: TableDefinition<&str, &[u8]> = TableDefinition::new("graph_ended");
+pub(super) const ENDED: TableDefinition<&str, &[u8]> = TableDefinition::new("graph_ended");
+
+/// "from\0to" → the seqs of the pair's live evidence events, packed little-endian u64
+/// (the pair index of `graph::incremental`).
+pub(super) const PAIR_SEQS: TableDefinition<&str, &[u8]> = TableDefinition::new("graph_pair_seqs");
+/// "from\0to" → the date (YYYY-MM-DD) of the pair's newest dated evidence unit.
+pub(super) const PAIR_NEWEST: TableDefinition<&str, &str> = TableDefinition::new("graph_pair_newest");
+
+pub(super) fn pack_seqs(seqs: &[u64]) -> Vec<u8> {
+    seqs.iter().flat_map(|s| s.to_le_bytes()).collect()
+}
+
+pub(super) fn unpack_seqs(bytes: &[u8]) -> Vec<u64> {
+    bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect()
+}
 
 fn config() -> impl bincode::config::Config {
     bincode::config::standard().with_limit::<{ 64 * 1024 * 1024 }>()
 }
 
-fn encode<T: serde::Serialize>(value: &T) -> Vec<u8> {
+pub(super) fn encode<T: serde::Serialize>(value: &T) -> Vec<u8> {
     bincode::serde::encode_to_vec(value, config()).expect("encoding an in-memory graph value")
 }
 
-fn decode<T: serde::de::DeserializeOwned>(what: &str, bytes: &[u8]) -> Result<T, Error> {
+pub(super) fn decode<T: serde::de::DeserializeOwned>(what: &str, bytes: &[u8]) -> Result<T, Error> {
     bincode::serde::decode_from_slice(bytes, config()).map(|(v, _)| v).map_err(|e| {
         Error::Store(StoreError::Storage(format!("stored graph {what} is corrupted: {e} (run `patina mother derive`)")))
     })
 }
 
-fn out_key(from: &str, t: EdgeType, to: &str) -> String {
+pub(super) fn out_key(from: &str, t: EdgeType, to: &str) -> String {
     format!("{from}\u{0}{t}\u{0}{to}")
 }
 
-fn prefix(id: &str) -> String {
+pub(super) fn prefix(id: &str) -> String {
     format!("{id}\u{0}")
 }
 
@@ -73,8 +89,9 @@ pub fn stamp(store: &Store) -> Result<Option<Stamp>, Error> {
     }
 }
 
-/// Writes `graph` whole, unless the stored graph is stamped with a later seq.
-pub fn write(store: &Store, graph: &Graph) -> Result<bool, Error> {
+/// Writes `graph` whole with its pair index, unless the stored graph is stamped with a
+/// later seq.
+pub fn write(store: &Store, graph: &Graph, pairs: &PairIndex) -> Result<bool, Error> {
     let txn = store.begin_write()?;
     {
         let meta = txn.open_table(META)?;
@@ -91,7 +108,17 @@ pub fn write(store: &Store, graph: &Graph) -> Result<bool, Error> {
     txn.delete_table(WEIGHTS)?;
     txn.delete_table(WEIGHTS_IN)?;
     txn.delete_table(ENDED)?;
+    txn.delete_table(PAIR_SEQS)?;
+    txn.delete_table(PAIR_NEWEST)?;
     {
+        let mut pair_seqs = txn.open_table(PAIR_SEQS)?;
+        for ((a, b), seqs) in &pairs.seqs {
+            pair_seqs.insert(format!("{a}\u{0}{b}").as_str(), pack_seqs(seqs).as_slice())?;
+        }
+        let mut pair_newest = txn.open_table(PAIR_NEWEST)?;
+        for ((a, b), date) in &pairs.newest {
+            pair_newest.insert(format!("{a}\u{0}{b}").as_str(), date.to_string().as_str())?;
+        }
         let mut ended = txn.open_table(ENDED)?;
         for e in &graph.ended {
             ended.insert(out_key(&e.from, e.edge_type, &e.to).as_str(), encode(e).as_slice())?;
@@ -146,6 +173,9 @@ pub fn read(store: &Store) -> Result<Option<Graph>, Error> {
         Err(e) => return Err(e.into()),
     }
     graph.ended.sort_by(|x, y| (&x.from, x.edge_type, &x.to).cmp(&(&y.from, y.edge_type, &y.to)));
+    // Importance is summed here, not kept: an incremental update changes a few edges of
+    // a node, and the sum must be the one a full derivation gives.
+    derive::set_importance(&mut graph.nodes, &graph.edges);
     Ok(Some(graph))
 }
 
@@ -276,6 +306,10 @@ fn scan(
 pub struct Refresh {
     /// Whether the graph was re-derived (false: it was current).
     pub derived: bool,
+    /// Whether only the pairs the new events touch were derived (see `graph::incremental`).
+    pub incremental: bool,
+    /// Pairs derived again by an incremental refresh.
+    pub pairs: usize,
     pub through_seq: u64,
     pub edges: usize,
     pub diff: GraphDiff,
@@ -290,20 +324,39 @@ pub fn is_current(store: &Store, params: &Params) -> Result<bool, Error> {
     Ok(stamp(store)? == Some((last, params.fingerprint)))
 }
 
-/// Re-derives and stores the graph if the log or the parameters moved since it was stored.
+/// Brings the stored graph up to the log: incrementally when only evidence events came
+/// since its stamp (`graph::incremental`), else by deriving the whole log.
 pub fn refresh(store: &Store, params: &Params) -> Result<Refresh, Error> {
     let log = EventLog::new(store);
     if is_current(store, params)? {
         let edges = edge_count(store)?;
         let through_seq = log.last_seq()?.unwrap_or(0);
-        return Ok(Refresh { derived: false, through_seq, edges, diff: GraphDiff::default() });
+        return Ok(Refresh { through_seq, edges, ..Refresh::default() });
     }
-    // The stored graph is derived state: one that no longer decodes is replaced, not an error.
+    // The stored graph is derived state: one that no longer decodes is derived again.
+    if let Ok(Ok(update)) = incremental::update(store, params) {
+        let edges = edge_count(store)?;
+        return Ok(Refresh {
+            derived: true,
+            incremental: true,
+            pairs: update.pairs,
+            through_seq: update.through_seq,
+            edges,
+            diff: update.diff,
+        });
+    }
+    refresh_full(store, params)
+}
+
+/// Derives the whole log and stores the graph.
+pub fn refresh_full(store: &Store, params: &Params) -> Result<Refresh, Error> {
+    let log = EventLog::new(store);
     let old = read(store).ok().flatten().map(|g| g.edges).unwrap_or_default();
-    let graph = derive::derive(&log, params)?;
+    let facts = facts::load(&log, params)?;
+    let graph = derive::derive_from_facts(&facts, params);
     let diff = derive::diff(&old, &graph.edges, REWEIGHT_THRESHOLD);
-    write(store, &graph)?;
-    Ok(Refresh { derived: true, through_seq: graph.through_seq, edges: graph.edges.len(), diff })
+    write(store, &graph, &incremental::pair_index(&facts))?;
+    Ok(Refresh { derived: true, through_seq: graph.through_seq, edges: graph.edges.len(), diff, ..Refresh::default() })
 }
 
 /// The graph as of the log without writing: the stored graph when it is current, else

@@ -48,6 +48,8 @@ pub struct PatinaServer {
     /// The searcher (and its loaded model) lives across calls; indexes are reopened each
     /// call so `repo update` in another process is seen.
     searcher: Arc<Mutex<Option<Searcher>>>,
+    /// Neighbours and paths answer from memory; loaded again when the graph moves.
+    graph: Arc<crate::graph::memory::GraphCache>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -368,7 +370,13 @@ fn clip(message: String, max: usize) -> String {
 #[tool_router(router = tool_router)]
 impl PatinaServer {
     pub fn new(home: PatinaHome, cwd: PathBuf) -> Self {
-        Self { home, cwd, searcher: Arc::new(Mutex::new(None)), tool_router: Self::tool_router() }
+        Self {
+            home,
+            cwd,
+            searcher: Arc::new(Mutex::new(None)),
+            graph: Default::default(),
+            tool_router: Self::tool_router(),
+        }
     }
 
     #[tool(
@@ -415,7 +423,7 @@ impl PatinaServer {
             let store = server.open()?;
             let id = resolve_node(&EventLog::new(&store).nodes()?, &args.id)?;
             current(&store)?;
-            let mut found = query::neighbors(&store, &id, direction, &types)?;
+            let mut found = server.graph.get(&store)?.neighbors(&id, direction, &types);
             found.truncate(args.limit.unwrap_or(20));
             Ok(json(&serde_json::json!({ "id": id, "neighbors": found })))
         })
@@ -436,7 +444,7 @@ impl PatinaServer {
             let (from, to) = (resolve_node(&nodes, &args.from)?, resolve_node(&nodes, &args.to)?);
             current(&store)?;
             let max_hops = args.max_hops.unwrap_or(4).min(16);
-            let found = query::path(&store, &from, &to, max_hops)?;
+            let found = server.graph.get(&store)?.path(&from, &to, max_hops)?;
             Ok(json(&match found {
                 Some(hops) => serde_json::json!({
                     "from": from, "to": to, "found": true,
