@@ -16,7 +16,7 @@
 
 use serde::{Serialize, de::DeserializeOwned};
 
-use super::{ContentHash, Event, EventKind, Source, StoredEvent};
+use super::{ContentHash, CueClass, EdgeType, Event, EventKind, EvidenceRef, Source, StoredEvent};
 use crate::error::DecodeError;
 
 /// The current record format.
@@ -103,6 +103,155 @@ pub fn decode(bytes: &[u8]) -> Result<StoredEvent, DecodeError> {
         hash: ContentHash(header.hash),
         event,
     })
+}
+
+/// The header, borrowed (the same fields as [`Header`]).
+#[derive(serde::Deserialize)]
+struct HeaderRef<'a> {
+    #[allow(dead_code)]
+    seq: u64,
+    ts_ms: i64,
+    #[serde(borrow)]
+    #[allow(dead_code)]
+    source: SourceRef<'a>,
+    #[allow(dead_code)]
+    hash: [u8; 32],
+}
+
+/// [`Source`], borrowed: the same variants in the same order.
+#[derive(serde::Deserialize)]
+#[allow(dead_code)]
+enum SourceRef<'a> {
+    Cli,
+    File { path: &'a str, start_line: u32, end_line: u32 },
+    Mcp,
+    Daemon,
+}
+
+// Leading fields of the payload structs, borrowed, in their order (bincode reads fields in
+// order, so a prefix of a struct decodes the prefix of its record).
+#[derive(serde::Deserialize)]
+struct MentionRef<'a> {
+    project: &'a str,
+    repo: &'a str,
+    session_id: &'a str,
+    #[serde(borrow)]
+    session_date: Option<&'a str>,
+    cue_class: CueClass,
+    cue: &'a str,
+    strong_cue: bool,
+}
+
+#[derive(serde::Deserialize)]
+struct ImportRef<'a> {
+    project: &'a str,
+    repo: &'a str,
+    manifest: &'a str,
+}
+
+#[derive(serde::Deserialize)]
+struct BenchRunRef<'a> {
+    project: &'a str,
+    repo: &'a str,
+    suite: &'a str,
+    #[serde(borrow)]
+    #[allow(dead_code)]
+    command: Option<&'a str>,
+    when: &'a str,
+}
+
+#[derive(serde::Deserialize)]
+struct LinkAddedRef<'a> {
+    from: &'a str,
+    edge_type: EdgeType,
+    to: &'a str,
+    #[serde(borrow)]
+    #[allow(dead_code)]
+    evidence: Option<&'a str>,
+    weight: Option<f32>,
+}
+
+#[derive(serde::Deserialize)]
+struct LinkRemovedRef<'a> {
+    from: &'a str,
+    edge_type: EdgeType,
+    to: &'a str,
+}
+
+#[derive(serde::Deserialize)]
+struct RouteFeedbackRef<'a> {
+    #[allow(dead_code)]
+    query_id: &'a str,
+    #[serde(borrow)]
+    project: Option<&'a str>,
+    repo: &'a str,
+    #[allow(dead_code)]
+    rank: u32,
+    useful: bool,
+}
+
+fn borrow<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> Result<(T, usize), DecodeError> {
+    bincode::serde::borrow_decode_from_slice(bytes, config()).map_err(|err| DecodeError::Malformed(err.to_string()))
+}
+
+/// Decodes what the graph's facts read of an evidence record, borrowing its strings:
+/// `(ts_ms, evidence)`, or `None` for a record of another kind. Same errors as [`decode`]
+/// for the parts it reads; never panics.
+pub fn decode_evidence(bytes: &[u8]) -> Result<Option<(i64, EvidenceRef<'_>)>, DecodeError> {
+    let (&format, rest) = bytes.split_first().ok_or(DecodeError::Empty)?;
+    if format != RECORD_FORMAT {
+        return Err(DecodeError::UnknownFormat(format));
+    }
+    let [tag, version, rest @ ..] = rest else {
+        return Err(DecodeError::Malformed("record shorter than its prefix".into()));
+    };
+    let kind = EventKind::from_tag(*tag).ok_or(DecodeError::UnknownKind(*tag))?;
+    if *version != PAYLOAD_V1 {
+        return Err(DecodeError::UnknownVersion { kind: kind.as_str(), version: *version });
+    }
+    let (header, used) = borrow::<HeaderRef<'_>>(rest)?;
+    let payload = &rest[used..];
+    let evidence = match kind {
+        EventKind::Mention => {
+            let m = borrow::<MentionRef<'_>>(payload)?.0;
+            EvidenceRef::Mention {
+                project: m.project,
+                repo: m.repo,
+                session_id: m.session_id,
+                session_date: m.session_date,
+                cue_class: m.cue_class,
+                cue: m.cue,
+                strong_cue: m.strong_cue,
+            }
+        }
+        EventKind::Import => {
+            let i = borrow::<ImportRef<'_>>(payload)?.0;
+            EvidenceRef::Import { project: i.project, repo: i.repo, manifest: i.manifest }
+        }
+        EventKind::BenchRun => {
+            let b = borrow::<BenchRunRef<'_>>(payload)?.0;
+            EvidenceRef::BenchRun { project: b.project, repo: b.repo, suite: b.suite, when: b.when }
+        }
+        EventKind::LinkAdded => {
+            let l = borrow::<LinkAddedRef<'_>>(payload)?.0;
+            EvidenceRef::LinkAdded { from: l.from, edge_type: l.edge_type, to: l.to, weight: l.weight }
+        }
+        EventKind::LinkRemoved => {
+            let l = borrow::<LinkRemovedRef<'_>>(payload)?.0;
+            EvidenceRef::LinkRemoved { from: l.from, edge_type: l.edge_type, to: l.to }
+        }
+        EventKind::RouteFeedback => {
+            let f = borrow::<RouteFeedbackRef<'_>>(payload)?.0;
+            EvidenceRef::RouteFeedback { project: f.project, repo: f.repo, useful: f.useful }
+        }
+        EventKind::NodeRegistered
+        | EventKind::NodeRemoved
+        | EventKind::Retracted
+        | EventKind::Belief
+        | EventKind::Observation
+        | EventKind::Relation => return Ok(None),
+    };
+    Ok(Some((header.ts_ms, evidence)))
 }
 
 fn decode_payload_v1(kind: EventKind, bytes: &[u8]) -> Result<(Event, usize), DecodeError> {
@@ -294,9 +443,20 @@ mod tests {
             prop_assert_eq!(decode(&bytes).unwrap(), stored);
         }
 
+        /// The borrowed evidence view of a record is the view of the event it decodes to.
+        #[test]
+        fn evidence_views_borrow_what_decoding_gives(event in event(), source in source(), seq in 1u64.., ts_ms in any::<i64>()) {
+            let hash = event.content_hash(&source);
+            let stored = StoredEvent { seq, ts_ms, source, hash, event };
+            let bytes = encode(&stored);
+            let view = decode_evidence(&bytes).unwrap();
+            prop_assert_eq!(view, EvidenceRef::of(&stored.event).map(|e| (ts_ms, e)));
+        }
+
         #[test]
         fn garbage_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
             let _ = decode(&bytes);
+            let _ = decode_evidence(&bytes);
         }
 
         #[test]

@@ -308,11 +308,27 @@ impl<'s> EventLog<'s> {
 
     /// The live events of the given kinds, in seq order.
     pub fn live(&self, kinds: &[EventKind]) -> Result<Vec<StoredEvent>, Error> {
+        let mut out = Vec::new();
+        self.visit_live_records(kinds, |seq, bytes| {
+            out.push(decode_at(seq, bytes)?);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Calls `visit(seq, record)` with the raw record of every live event of the given
+    /// kinds, in seq order: for decoders that borrow from the record
+    /// ([`super::codec::decode_evidence`]).
+    pub fn visit_live_records(
+        &self,
+        kinds: &[EventKind],
+        mut visit: impl FnMut(u64, &[u8]) -> Result<(), Error>,
+    ) -> Result<(), Error> {
         let txn = self.read()?;
         let (Some(events), Some(live)) = (open_read(&txn, EVENTS)?, open_read(&txn, LIVE)?) else {
-            return Ok(Vec::new());
+            return Ok(());
         };
-        // One pass over the live set, then one sequential pass over the log that decodes
+        // One pass over the live set, then one sequential pass over the log that hands on
         // only live events of the wanted kinds (the kind tag is the record's second byte).
         let mut live_seqs: Vec<u64> = Vec::with_capacity(live.len()? as usize);
         for entry in live.iter()? {
@@ -320,8 +336,7 @@ impl<'s> EventLog<'s> {
         }
         live_seqs.sort_unstable();
         let tags: Vec<u8> = kinds.iter().map(|k| k.tag()).collect();
-        let mut out = Vec::new();
-        let (Some(&first), Some(&last)) = (live_seqs.first(), live_seqs.last()) else { return Ok(out) };
+        let (Some(&first), Some(&last)) = (live_seqs.first(), live_seqs.last()) else { return Ok(()) };
         let mut next_live = live_seqs.iter().peekable();
         for entry in events.range(first..=last)? {
             let (seq, bytes) = entry?;
@@ -336,9 +351,9 @@ impl<'s> EventLog<'s> {
             if bytes.get(1).is_none_or(|tag| !tags.contains(tag)) {
                 continue;
             }
-            out.push(decode_at(seq, bytes)?);
+            visit(seq, bytes)?;
         }
-        Ok(out)
+        Ok(())
     }
 
     /// The latest state event for an identity (see [`Event::identity`]).

@@ -362,6 +362,83 @@ pub enum Event {
     Relation(Relation),
 }
 
+/// What the graph's facts read of an evidence event, borrowed: from an owned [`Event`]
+/// ([`EvidenceRef::of`]) or straight from a stored record without copying a string
+/// ([`codec::decode_evidence`]), so a full derivation never allocates per event field.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum EvidenceRef<'a> {
+    Mention {
+        project: &'a str,
+        repo: &'a str,
+        session_id: &'a str,
+        session_date: Option<&'a str>,
+        cue_class: CueClass,
+        cue: &'a str,
+        strong_cue: bool,
+    },
+    Import {
+        project: &'a str,
+        repo: &'a str,
+        manifest: &'a str,
+    },
+    BenchRun {
+        project: &'a str,
+        repo: &'a str,
+        suite: &'a str,
+        when: &'a str,
+    },
+    LinkAdded {
+        from: &'a str,
+        edge_type: EdgeType,
+        to: &'a str,
+        weight: Option<f32>,
+    },
+    LinkRemoved {
+        from: &'a str,
+        edge_type: EdgeType,
+        to: &'a str,
+    },
+    RouteFeedback {
+        project: Option<&'a str>,
+        repo: &'a str,
+        useful: bool,
+    },
+}
+
+impl<'a> EvidenceRef<'a> {
+    /// The evidence view of an owned event (`None` for kinds that are not evidence).
+    pub fn of(event: &'a Event) -> Option<EvidenceRef<'a>> {
+        Some(match event {
+            Event::Mention(m) => EvidenceRef::Mention {
+                project: &m.project,
+                repo: &m.repo,
+                session_id: &m.session_id,
+                session_date: m.session_date.as_deref(),
+                cue_class: m.cue_class,
+                cue: &m.cue,
+                strong_cue: m.strong_cue,
+            },
+            Event::Import(i) => EvidenceRef::Import { project: &i.project, repo: &i.repo, manifest: &i.manifest },
+            Event::BenchRun(b) => {
+                EvidenceRef::BenchRun { project: &b.project, repo: &b.repo, suite: &b.suite, when: &b.when }
+            }
+            Event::LinkAdded(l) => {
+                EvidenceRef::LinkAdded { from: &l.from, edge_type: l.edge_type, to: &l.to, weight: l.weight }
+            }
+            Event::LinkRemoved(l) => EvidenceRef::LinkRemoved { from: &l.from, edge_type: l.edge_type, to: &l.to },
+            Event::RouteFeedback(f) => {
+                EvidenceRef::RouteFeedback { project: f.project.as_deref(), repo: &f.repo, useful: f.useful }
+            }
+            Event::NodeRegistered(_)
+            | Event::NodeRemoved(_)
+            | Event::Retracted(_)
+            | Event::Belief(_)
+            | Event::Observation(_)
+            | Event::Relation(_) => return None,
+        })
+    }
+}
+
 /// The kind of an event; its `tag` is what the codec writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum EventKind {

@@ -120,7 +120,15 @@ pub fn derive(log: &EventLog<'_>, params: &Params) -> Result<Graph, Error> {
 
 /// Derives the graph from loaded facts.
 pub fn derive_from_facts(facts: &Facts, params: &Params) -> Graph {
-    let output = program::run(&facts.input);
+    // Groups no rule reads change no edge and no `Why`: leave them out of the run.
+    let input = program::RuleInput {
+        nodes: facts.input.nodes.clone(),
+        groups: facts.input.groups.iter().copied().filter(|g| program::kind_is_read(g.3)).collect(),
+        linked: facts.input.linked.clone(),
+        unlinked: facts.input.unlinked.clone(),
+        shared_domains: facts.input.shared_domains.clone(),
+    };
+    let output = program::run(&input);
     // (from, type, to) → rule → groups.
     let mut firings: BTreeMap<(u32, u8, u32), BTreeMap<u8, Vec<u32>>> = BTreeMap::new();
     for &(a, t, b, rule) in &output.edges {

@@ -10,11 +10,13 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use rustc_hash::FxHashMap;
+
 use super::params::Params;
 use super::program::{self, Group, Linked, NodeIs, RuleInput, SharedDomains, Unlinked};
-use crate::error::Error;
+use crate::error::{Error, StoreError};
 use crate::event::log::EventLog;
-use crate::event::{CueClass, EdgeType, Event, EventKind, NodeKind, NodeRegistered, StoredEvent};
+use crate::event::{CueClass, EdgeType, Event, EventKind, EvidenceRef, NodeKind, NodeRegistered, StoredEvent, codec};
 
 /// One unit of evidence in a group: a session, a manifest, a bench run, an event.
 #[derive(Debug, Clone, PartialEq)]
@@ -116,256 +118,352 @@ fn is_command_cue(cue: &str) -> bool {
     cue.contains("--repo")
 }
 
-/// Builder of groups keyed by (kind, from, to). Groups are found by hash while loading
-/// (hundreds of thousands on a big log) and sorted once at the end.
-#[derive(Default)]
-struct Grouper {
-    groups: HashMap<GroupKey, BTreeMap<String, Unit>>,
-}
-
-/// (kind, from, to).
-type GroupKey = (u8, u32, u32);
-
-impl Grouper {
-    #[allow(clippy::too_many_arguments)]
-    fn add(
-        &mut self,
-        kind: u8,
-        from: u32,
-        to: u32,
-        unit: &str,
-        date: Option<jiff::civil::Date>,
-        strong: bool,
-        seq: u64,
-    ) {
-        let units = self.groups.entry((kind, from, to)).or_default();
-        let entry = match units.get_mut(unit) {
-            Some(entry) => entry,
-            None => units.entry(unit.to_string()).or_insert(Unit {
-                key: unit.to_string(),
-                strong: false,
-                date,
-                seqs: Vec::new(),
-            }),
-        };
-        entry.seqs.push(seq);
-        entry.strong |= strong;
-        if date > entry.date {
-            entry.date = date;
-        }
-    }
-
-    /// The groups in key order.
-    fn into_sorted(self) -> Vec<(GroupKey, BTreeMap<String, Unit>)> {
-        let mut groups: Vec<_> = self.groups.into_iter().collect();
-        groups.sort_unstable_by_key(|(key, _)| *key);
-        groups
-    }
-}
-
 /// Loads the facts from the live events of the log.
 pub fn load(log: &EventLog<'_>, params: &Params) -> Result<Facts, Error> {
     load_as_of(log, params, None)
 }
 
+/// The evidence kinds the facts read.
+const EVIDENCE_KINDS: [EventKind; 6] = [
+    EventKind::Mention,
+    EventKind::Import,
+    EventKind::BenchRun,
+    EventKind::LinkAdded,
+    EventKind::LinkRemoved,
+    EventKind::RouteFeedback,
+];
+
 /// Loads the facts from the live events whose evidence is dated up to `as_of` (all when
 /// `None`): mentions by their session's date, bench runs by their `when`, every other
 /// event by the day it was appended (UTC). Undated mentions count.
+///
+/// Records are decoded in place ([`codec::decode_evidence`]: no string is copied) and
+/// grouped as they stream by; only the registered nodes are decoded whole.
 pub fn load_as_of(log: &EventLog<'_>, params: &Params, as_of: Option<jiff::civil::Date>) -> Result<Facts, Error> {
     let through_seq = log.last_seq()?.unwrap_or(0);
-    let events = log.live(&[
-        EventKind::NodeRegistered,
-        EventKind::Mention,
-        EventKind::Import,
-        EventKind::BenchRun,
-        EventKind::LinkAdded,
-        EventKind::LinkRemoved,
-        EventKind::RouteFeedback,
-    ])?;
-    let Some(as_of) = as_of else { return Ok(from_events(&events, params, through_seq)) };
-    let appended_by = |ts_ms: i64| {
-        jiff::Timestamp::from_millisecond(ts_ms).map(|t| t.to_zoned(jiff::tz::TimeZone::UTC).date() <= as_of)
-    };
-    let events: Vec<StoredEvent> = events
-        .into_iter()
-        .filter(|e| match &e.event {
-            Event::Mention(m) => m.session_date.as_deref().and_then(parse_date).is_none_or(|d| d <= as_of),
-            Event::BenchRun(b) => parse_date(&b.when).is_none_or(|d| d <= as_of),
-            Event::NodeRegistered(_) => true,
-            _ => appended_by(e.ts_ms).unwrap_or(true),
-        })
-        .collect();
-    Ok(from_events(&events, params, through_seq))
+    let nodes = log.node_events()?;
+    let mut builder = Builder::new(nodes.iter().filter_map(|e| match &e.event {
+        Event::NodeRegistered(n) => Some((n, e.seq)),
+        _ => None,
+    }));
+    let appended_by =
+        |ts_ms: i64| jiff::Timestamp::from_millisecond(ts_ms).map(|t| t.to_zoned(jiff::tz::TimeZone::UTC).date()).ok();
+    log.visit_live_records(&EVIDENCE_KINDS, |seq, bytes| {
+        let decoded = codec::decode_evidence(bytes).map_err(|error| StoreError::CorruptEvent { seq, error })?;
+        let Some((ts_ms, evidence)) = decoded else { return Ok(()) };
+        if let Some(as_of) = as_of {
+            let dated = match evidence {
+                EvidenceRef::Mention { session_date, .. } => session_date.and_then(parse_date),
+                EvidenceRef::BenchRun { when, .. } => parse_date(when),
+                _ => appended_by(ts_ms),
+            };
+            if dated.is_some_and(|d| d > as_of) {
+                return Ok(());
+            }
+        }
+        builder.add(seq, evidence, params);
+        Ok(())
+    })?;
+    Ok(builder.finish(params, through_seq))
 }
 
 /// Builds the facts from live events (in seq order).
 pub fn from_events(events: &[StoredEvent], params: &Params, through_seq: u64) -> Facts {
-    // Nodes first, sorted by id so interning is deterministic.
-    let mut registered: BTreeMap<&str, (&NodeRegistered, u64)> = BTreeMap::new();
+    let mut builder = Builder::new(events.iter().filter_map(|e| match &e.event {
+        Event::NodeRegistered(n) => Some((n, e.seq)),
+        _ => None,
+    }));
     for e in events {
-        if let Event::NodeRegistered(n) = &e.event {
-            registered.insert(n.id.as_str(), (n, e.seq));
+        if let Some(evidence) = EvidenceRef::of(&e.event) {
+            builder.add(e.seq, evidence, params);
         }
     }
-    let nodes: Vec<NodeRegistered> = registered.values().map(|(n, _)| (*n).clone()).collect();
-    let node_seqs: Vec<u64> = registered.values().map(|(_, s)| *s).collect();
-    let node_index: HashMap<String, u32> = nodes.iter().enumerate().map(|(i, n)| (n.id.clone(), i as u32)).collect();
-    let id = |s: &str| node_index.get(s).copied();
+    builder.finish(params, through_seq)
+}
 
-    let mut grouper = Grouper::default();
-    let mut links: Vec<(u32, u8, u32, u64, Option<f32>)> = Vec::new();
-    let mut unlinks = BTreeMap::new();
-    let mut feedback: BTreeMap<(u32, u32), Feedback> = BTreeMap::new();
-    // Session dates repeat across a session's mentions: parse each distinct one once.
-    let mut dates: HashMap<&str, Option<jiff::civil::Date>> = HashMap::new();
-    for e in events {
-        match &e.event {
-            Event::Mention(m) => {
-                let (Some(p), Some(r)) = (id(&m.project), id(&m.repo)) else { continue };
+/// One piece of evidence while loading: an event's contribution to the unit
+/// (kind, from, to, unit key id). Records are sorted into units at the end: no hashing
+/// per event, and every unit's records end up side by side.
+#[derive(Clone, Copy)]
+struct Record {
+    kind: u8,
+    from: u32,
+    to: u32,
+    key: u32,
+    seq: u64,
+    strong: bool,
+    date: Option<jiff::civil::Date>,
+}
+
+/// Groups evidence as it streams by, with every string interned: node ids by the node
+/// table, unit keys (sessions, manifests, runs) and session dates once each.
+struct Builder {
+    nodes: Vec<NodeRegistered>,
+    node_seqs: Vec<u64>,
+    node_index: HashMap<String, u32>,
+    /// `node_index` with a fast hasher (looked up twice per event).
+    node_ids: FxHashMap<String, u32>,
+    /// Unit key → id, and back.
+    key_ids: FxHashMap<String, u32>,
+    keys: Vec<String>,
+    dates: FxHashMap<String, Option<jiff::civil::Date>>,
+    records: Vec<Record>,
+    links: Vec<(u32, u8, u32, u64, Option<f32>)>,
+    unlinks: BTreeMap<(u32, u8, u32), u64>,
+    feedback: BTreeMap<(u32, u32), Feedback>,
+}
+
+impl Builder {
+    /// Nodes are interned in id order (a later registration of an id wins).
+    fn new<'e>(registrations: impl Iterator<Item = (&'e NodeRegistered, u64)>) -> Builder {
+        let mut registered: BTreeMap<&str, (&NodeRegistered, u64)> = BTreeMap::new();
+        for (n, seq) in registrations {
+            registered.insert(n.id.as_str(), (n, seq));
+        }
+        let nodes: Vec<NodeRegistered> = registered.values().map(|(n, _)| (*n).clone()).collect();
+        let node_seqs: Vec<u64> = registered.values().map(|(_, s)| *s).collect();
+        let node_index: HashMap<String, u32> =
+            nodes.iter().enumerate().map(|(i, n)| (n.id.clone(), i as u32)).collect();
+        let node_ids = node_index.iter().map(|(k, v)| (k.clone(), *v)).collect();
+        Builder {
+            nodes,
+            node_seqs,
+            node_index,
+            node_ids,
+            key_ids: FxHashMap::default(),
+            keys: Vec::new(),
+            dates: FxHashMap::default(),
+            records: Vec::new(),
+            links: Vec::new(),
+            unlinks: BTreeMap::new(),
+            feedback: BTreeMap::new(),
+        }
+    }
+
+    fn id(&self, node: &str) -> Option<u32> {
+        self.node_ids.get(node).copied()
+    }
+
+    fn key(&mut self, key: &str) -> u32 {
+        if let Some(&id) = self.key_ids.get(key) {
+            return id;
+        }
+        let id = self.keys.len() as u32;
+        self.keys.push(key.to_string());
+        self.key_ids.insert(key.to_string(), id);
+        id
+    }
+
+    fn date(&mut self, date: Option<&str>) -> Option<jiff::civil::Date> {
+        let date = date?;
+        if let Some(&parsed) = self.dates.get(date) {
+            return parsed;
+        }
+        let parsed = parse_date(date);
+        self.dates.insert(date.to_string(), parsed);
+        parsed
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn unit(
+        &mut self,
+        kind: u8,
+        from: u32,
+        to: u32,
+        key: u32,
+        date: Option<jiff::civil::Date>,
+        strong: bool,
+        seq: u64,
+    ) {
+        self.records.push(Record { kind, from, to, key, seq, strong, date });
+    }
+
+    fn add(&mut self, seq: u64, evidence: EvidenceRef<'_>, params: &Params) {
+        match evidence {
+            EvidenceRef::Mention { project, repo, session_id, session_date, cue_class, cue, strong_cue } => {
+                let (Some(p), Some(r)) = (self.id(project), self.id(repo)) else { return };
                 if p == r {
-                    continue;
+                    return;
                 }
-                let date = m.session_date.as_deref().and_then(|d| *dates.entry(d).or_insert_with(|| parse_date(d)));
-                let kind = match m.cue_class {
-                    CueClass::Testing if is_command_cue(&m.cue) => program::G_COMMAND,
+                let date = self.date(session_date);
+                let kind = match cue_class {
+                    CueClass::Testing if is_command_cue(cue) => program::G_COMMAND,
                     CueClass::Testing => program::G_TESTING,
                     CueClass::Learning => program::G_LEARNING,
                     CueClass::Using => program::G_USING,
                     CueClass::Plain => program::G_PLAIN,
-                    CueClass::Ending if params.contradiction_cues.contains(&m.cue.to_lowercase()) => {
+                    CueClass::Ending if params.contradiction_cues.contains(&cue.to_lowercase()) => {
                         program::G_CONTRADICTION
                     }
                     CueClass::Ending => program::G_ENDING,
                 };
-                let strong = m.strong_cue || kind == program::G_COMMAND;
-                grouper.add(kind, p, r, &m.session_id, date, strong, e.seq);
-                if kind == program::G_LEARNING && m.strong_cue && params.borrowing_cues.contains(&m.cue.to_lowercase())
-                {
-                    grouper.add(program::G_BORROWING, p, r, &m.session_id, date, true, e.seq);
+                let strong = strong_cue || kind == program::G_COMMAND;
+                let key = self.key(session_id);
+                self.unit(kind, p, r, key, date, strong, seq);
+                if kind == program::G_LEARNING && strong_cue && params.borrowing_cues.contains(&cue.to_lowercase()) {
+                    self.unit(program::G_BORROWING, p, r, key, date, true, seq);
                 }
                 if kind == program::G_COMMAND {
                     // A testing command is (strong) testing evidence too.
-                    grouper.add(program::G_TESTING, p, r, &m.session_id, date, true, e.seq);
+                    self.unit(program::G_TESTING, p, r, key, date, true, seq);
                 }
             }
-            Event::Import(i) => {
-                let (Some(p), Some(r)) = (id(&i.project), id(&i.repo)) else { continue };
+            EvidenceRef::Import { project, repo, manifest } => {
+                let (Some(p), Some(r)) = (self.id(project), self.id(repo)) else { return };
                 if p != r {
-                    grouper.add(program::G_IMPORT, p, r, &i.manifest, None, true, e.seq);
+                    let key = self.key(manifest);
+                    self.unit(program::G_IMPORT, p, r, key, None, true, seq);
                 }
             }
-            Event::BenchRun(b) => {
-                let (Some(p), Some(r)) = (id(&b.project), id(&b.repo)) else { continue };
-                let date = parse_date(&b.when);
+            EvidenceRef::BenchRun { project, repo, suite, when } => {
+                let (Some(p), Some(r)) = (self.id(project), self.id(repo)) else { return };
                 if p != r {
-                    grouper.add(program::G_BENCH, p, r, &format!("{} @ {}", b.suite, b.when), date, true, e.seq);
+                    let date = parse_date(when);
+                    let key = self.key(&format!("{suite} @ {when}"));
+                    self.unit(program::G_BENCH, p, r, key, date, true, seq);
                 }
             }
-            Event::LinkAdded(l) => {
-                let (Some(a), Some(b)) = (id(&l.from), id(&l.to)) else { continue };
-                links.push((a, edge_code(l.edge_type), b, e.seq, l.weight));
+            EvidenceRef::LinkAdded { from, edge_type, to, weight } => {
+                let (Some(a), Some(b)) = (self.id(from), self.id(to)) else { return };
+                self.links.push((a, edge_code(edge_type), b, seq, weight));
             }
-            Event::LinkRemoved(l) => {
-                let (Some(a), Some(b)) = (id(&l.from), id(&l.to)) else { continue };
-                unlinks.insert((a, edge_code(l.edge_type), b), e.seq);
+            EvidenceRef::LinkRemoved { from, edge_type, to } => {
+                let (Some(a), Some(b)) = (self.id(from), self.id(to)) else { return };
+                self.unlinks.insert((a, edge_code(edge_type), b), seq);
             }
-            Event::RouteFeedback(f) => {
-                let (Some(p), Some(r)) = (f.project.as_deref().and_then(id), id(&f.repo)) else { continue };
-                let entry = feedback.entry((p, r)).or_default();
-                if f.useful {
+            EvidenceRef::RouteFeedback { project, repo, useful } => {
+                let (Some(p), Some(r)) = (project.and_then(|p| self.id(p)), self.id(repo)) else { return };
+                let entry = self.feedback.entry((p, r)).or_default();
+                if useful {
                     entry.useful += 1;
                 } else {
                     entry.not_useful += 1;
                 }
-                entry.seqs.push(e.seq);
+                entry.seqs.push(seq);
             }
-            // Knowledge events say what a project believes, not which repos matter.
-            Event::NodeRegistered(_)
-            | Event::NodeRemoved(_)
-            | Event::Retracted(_)
-            | Event::Belief(_)
-            | Event::Observation(_)
-            | Event::Relation(_) => {}
         }
     }
 
-    let mut input = RuleInput::default();
-    let mut groups = Vec::new();
-    let mut groups_by_pair: BTreeMap<(u32, u32), Vec<u32>> = BTreeMap::new();
-    for (i, node) in nodes.iter().enumerate() {
-        let kind = match node.kind {
-            NodeKind::Project => program::PROJECT,
-            NodeKind::Reference => program::REFERENCE,
-        };
-        input.nodes.push(NodeIs(i as u32, kind));
-    }
-    let mut newest: HashMap<u32, jiff::civil::Date> = HashMap::new();
-    for ((kind, from, to), units) in grouper.into_sorted() {
-        if let Some(date) = units.values().filter_map(|u| u.date).max() {
-            let entry = newest.entry(from).or_insert(date);
-            *entry = (*entry).max(date);
+    fn finish(self, params: &Params, through_seq: u64) -> Facts {
+        let Builder { nodes, node_seqs, node_index, keys, mut records, links, unlinks, feedback, .. } = self;
+        // Units in (kind, from, to, key text) order, each unit's events in seq order: rank
+        // the distinct keys by their text once, then sort the records by integers.
+        let mut by_text: Vec<u32> = (0..keys.len() as u32).collect();
+        by_text.sort_unstable_by(|a, b| keys[*a as usize].cmp(&keys[*b as usize]));
+        let mut rank = vec![0u32; keys.len()];
+        for (r, &k) in by_text.iter().enumerate() {
+            rank[k as usize] = r as u32;
         }
-        let g = groups.len() as u32;
-        let strong = units.values().filter(|u| u.strong).count() as u32;
-        input.groups.push(Group(g, from, to, kind, units.len() as u32, strong));
-        groups_by_pair.entry((from, to)).or_default().push(g);
-        groups.push(GroupInfo {
-            kind,
-            from,
-            to,
-            units: units.into_values().collect(),
-            link_weight: None,
-            link_type: None,
-        });
-    }
-    for (a, t, b, seq, weight) in links {
-        let g = groups.len() as u32;
-        input.linked.push(Linked(g, a, t, b));
-        groups_by_pair.entry((a, b)).or_default().push(g);
-        groups.push(GroupInfo {
-            kind: program::G_LINK,
-            from: a,
-            to: b,
-            units: vec![Unit { key: format!("link #{seq}"), strong: true, date: None, seqs: vec![seq] }],
-            link_weight: weight,
-            link_type: Some(edge_type(t)),
-        });
-    }
-    for &(a, t, b) in unlinks.keys() {
-        input.unlinked.push(Unlinked(a, t, b));
-    }
+        for record in &mut records {
+            record.key = rank[record.key as usize];
+        }
+        records.sort_unstable_by_key(|r| (r.kind, r.from, r.to, r.key, r.seq));
+        let mut text_of = vec![0u32; keys.len()];
+        for (r, &k) in by_text.iter().enumerate() {
+            text_of[r] = k;
+        }
 
-    let domains = shared_domains(&nodes, params);
-    for ((a, b), shared) in &domains.pairs {
-        let (a, b) = (*a, *b);
-        let g = groups.len() as u32;
-        input.shared_domains.push(SharedDomains(a, b, shared.0.len() as u32, shared.1 as u32, g));
-        groups.push(GroupInfo {
-            kind: program::G_REGISTRATION,
-            from: a,
-            to: b,
-            units: vec![
-                Unit { key: nodes[a as usize].id.clone(), strong: true, date: None, seqs: vec![node_seqs[a as usize]] },
-                Unit { key: nodes[b as usize].id.clone(), strong: true, date: None, seqs: vec![node_seqs[b as usize]] },
-            ],
-            link_weight: None,
-            link_type: None,
-        });
-    }
+        let mut input = RuleInput::default();
+        for (i, node) in nodes.iter().enumerate() {
+            let kind = match node.kind {
+                NodeKind::Project => program::PROJECT,
+                NodeKind::Reference => program::REFERENCE,
+            };
+            input.nodes.push(NodeIs(i as u32, kind));
+        }
+        let mut groups: Vec<GroupInfo> = Vec::new();
+        let mut groups_by_pair: BTreeMap<(u32, u32), Vec<u32>> = BTreeMap::new();
+        let mut newest: HashMap<u32, jiff::civil::Date> = HashMap::new();
+        for same in records.chunk_by(|a, b| (a.kind, a.from, a.to, a.key) == (b.kind, b.from, b.to, b.key)) {
+            let first = same[0];
+            let unit = Unit {
+                key: keys[text_of[first.key as usize] as usize].clone(),
+                strong: same.iter().any(|r| r.strong),
+                date: same.iter().filter_map(|r| r.date).max(),
+                seqs: same.iter().map(|r| r.seq).collect(),
+            };
+            match groups.last_mut() {
+                Some(g) if (g.kind, g.from, g.to) == (first.kind, first.from, first.to) => g.units.push(unit),
+                _ => {
+                    groups_by_pair.entry((first.from, first.to)).or_default().push(groups.len() as u32);
+                    groups.push(GroupInfo {
+                        kind: first.kind,
+                        from: first.from,
+                        to: first.to,
+                        units: vec![unit],
+                        link_weight: None,
+                        link_type: None,
+                    });
+                }
+            }
+        }
+        for (g, group) in groups.iter().enumerate() {
+            if let Some(date) = group.units.iter().filter_map(|u| u.date).max() {
+                let entry = newest.entry(group.from).or_insert(date);
+                *entry = (*entry).max(date);
+            }
+            let strong = group.units.iter().filter(|u| u.strong).count() as u32;
+            input.groups.push(Group(g as u32, group.from, group.to, group.kind, group.units.len() as u32, strong));
+        }
+        for (a, t, b, seq, weight) in links {
+            let g = groups.len() as u32;
+            input.linked.push(Linked(g, a, t, b));
+            groups_by_pair.entry((a, b)).or_default().push(g);
+            groups.push(GroupInfo {
+                kind: program::G_LINK,
+                from: a,
+                to: b,
+                units: vec![Unit { key: format!("link #{seq}"), strong: true, date: None, seqs: vec![seq] }],
+                link_weight: weight,
+                link_type: Some(edge_type(t)),
+            });
+        }
+        for &(a, t, b) in unlinks.keys() {
+            input.unlinked.push(Unlinked(a, t, b));
+        }
 
-    Facts {
-        input,
-        nodes,
-        node_seqs,
-        node_index,
-        groups,
-        groups_by_pair,
-        feedback,
-        unlinks,
-        shared: domains.pairs,
-        broad_domains: domains.broad,
-        newest,
-        through_seq,
+        let domains = shared_domains(&nodes, params);
+        for ((a, b), shared) in &domains.pairs {
+            let (a, b) = (*a, *b);
+            let g = groups.len() as u32;
+            input.shared_domains.push(SharedDomains(a, b, shared.0.len() as u32, shared.1 as u32, g));
+            groups.push(GroupInfo {
+                kind: program::G_REGISTRATION,
+                from: a,
+                to: b,
+                units: vec![
+                    Unit {
+                        key: nodes[a as usize].id.clone(),
+                        strong: true,
+                        date: None,
+                        seqs: vec![node_seqs[a as usize]],
+                    },
+                    Unit {
+                        key: nodes[b as usize].id.clone(),
+                        strong: true,
+                        date: None,
+                        seqs: vec![node_seqs[b as usize]],
+                    },
+                ],
+                link_weight: None,
+                link_type: None,
+            });
+        }
+
+        Facts {
+            input,
+            nodes,
+            node_seqs,
+            node_index,
+            groups,
+            groups_by_pair,
+            feedback,
+            unlinks,
+            shared: domains.pairs,
+            broad_domains: domains.broad,
+            newest,
+            through_seq,
+        }
     }
 }
 
