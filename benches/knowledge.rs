@@ -77,6 +77,10 @@ fn main() {
     }
     let mut channel = Vec::new();
     let projects = vec!["p".to_string()];
+    // The first query indexes the items (once per process: daemons and MCP keep it).
+    let t = Instant::now();
+    let _ = search::search(&knowledge, &projects, "event log rebuild", 3);
+    let first_ms = t.elapsed().as_secs_f64() * 1e3;
     for i in 0..20 {
         let query = format!("{} {} {}", WORDS[i % 16], WORDS[(i * 5) % 16], WORDS[(i * 11) % 16]);
         let t = Instant::now();
@@ -84,11 +88,11 @@ fn main() {
         channel.push(t.elapsed().as_secs_f64() * 1e3);
     }
     println!(
-        "| items | relations | load (ms) | context depth 5 p50 (ms) | p95 (ms) | mean reached | channel p50 (ms) | p95 (ms) |"
+        "| items | relations | load (ms) | context depth 5 p50 (ms) | p95 (ms) | mean reached | channel, first query (ms) | channel warm p50 (ms) | p95 (ms) |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     println!(
-        "| {items} | {relations} | {load_ms:.1} | {:.2} | {:.2} | {} | {:.1} | {:.1} |",
+        "| {items} | {relations} | {load_ms:.1} | {:.2} | {:.2} | {} | {first_ms:.1} | {:.2} | {:.2} |",
         percentile(&mut build, 0.5),
         percentile(&mut build, 0.95),
         reached / 50,

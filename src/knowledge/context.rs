@@ -5,7 +5,7 @@
 //! directions, each entry saying which relation reached it, in which direction, and its
 //! note. The order is deterministic: by depth, then by the order relations were recorded.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 
 use serde::Serialize;
 
@@ -68,22 +68,29 @@ pub fn build<'a>(knowledge: &'a Knowledge, root: &str, depth: usize) -> Result<C
         status: status_of(knowledge, root),
         summary: entry.item.summary(),
     }];
-    let mut seen: HashSet<&'a str> = HashSet::from([root]);
-    let mut queue: VecDeque<(&'a str, usize)> = VecDeque::from([(root, 0)]);
-    let mut next: Vec<(&'a super::Link, &'a str, &'static str)> = Vec::new();
-    while let Some((id, d)) = queue.pop_front() {
+    // Over node numbers (`Knowledge::adjacent`: each node's relations in log order, both
+    // directions), so the walk hashes no string.
+    let Some(root_node) = knowledge.node(root) else { return Ok(Context { root, depth, entries }) };
+    let items = knowledge.items_by_node();
+    let item = |node: u32, id: &str| match &items {
+        Some(items) => items.get(node as usize).copied(),
+        None => knowledge.get(id),
+    };
+    let mut seen = vec![false; knowledge.node_count()];
+    seen[root_node as usize] = true;
+    let mut queue: VecDeque<(u32, &'a str, usize)> = VecDeque::from([(root_node, root, 0)]);
+    while let Some((node, id, d)) = queue.pop_front() {
         if d >= depth {
             continue;
         }
-        next.clear();
-        next.extend(knowledge.outgoing(id).map(|l| (l, l.relation.to.as_str(), "out")));
-        next.extend(knowledge.incoming(id).map(|l| (l, l.relation.from.as_str(), "in")));
-        next.sort_by_key(|(l, _, _)| l.seq);
-        for &(link, other, direction) in &next {
-            if !seen.insert(other) {
+        for &(link, other_node, out) in knowledge.adjacent(node) {
+            if std::mem::replace(&mut seen[other_node as usize], true) {
                 continue;
             }
-            let found = knowledge.get(other);
+            let link = &knowledge.links[link as usize];
+            let (other, direction) =
+                if out { (link.relation.to.as_str(), "out") } else { (link.relation.from.as_str(), "in") };
+            let found = item(other_node, other);
             let (kind, summary, status) = match found {
                 Some(e) => (e.item.kind(), e.item.summary(), status_of_item(&e.item)),
                 None => ("unresolved", "", None),
@@ -101,7 +108,7 @@ pub fn build<'a>(knowledge: &'a Knowledge, root: &str, depth: usize) -> Result<C
             });
             // Unresolved positions are leaves; items are walked on.
             if found.is_some() {
-                queue.push_back((other, d + 1));
+                queue.push_back((other_node, other, d + 1));
             }
         }
     }
@@ -195,5 +202,62 @@ mod tests {
         assert!(build(&k, "a", 99).unwrap().entries.iter().any(|e| e.id == "e" && e.depth == 3));
         assert_eq!(build(&k, "a", 0).unwrap().depth, 1);
         assert_eq!(build(&k, "nope", 2), Err(ContextError::Unknown { id: "nope".into() }));
+    }
+
+    /// The walk as first written (string ids, hash sets, relations sorted per node): the
+    /// reference the node-numbered walk must equal.
+    fn reference(
+        k: &Knowledge,
+        root: &str,
+        depth: usize,
+    ) -> Vec<(String, usize, Option<String>, Option<&'static str>)> {
+        let mut out = vec![(root.to_string(), 0, None, None)];
+        let mut seen = std::collections::HashSet::from([root.to_string()]);
+        let mut queue = VecDeque::from([(root.to_string(), 0)]);
+        while let Some((id, d)) = queue.pop_front() {
+            if d >= depth {
+                continue;
+            }
+            let mut next: Vec<(&Link, String, &'static str)> =
+                k.outgoing(&id).map(|l| (l, l.relation.to.clone(), "out")).collect();
+            next.extend(k.incoming(&id).map(|l| (l, l.relation.from.clone(), "in")));
+            next.sort_by_key(|(l, _, _)| l.seq);
+            for (_, other, direction) in next {
+                if !seen.insert(other.clone()) {
+                    continue;
+                }
+                out.push((other.clone(), d + 1, Some(id.clone()), Some(direction)));
+                if k.get(&other).is_some() {
+                    queue.push_back((other, d + 1));
+                }
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_walk_equals_the_reference(
+            links in proptest::collection::vec((0..9u8, 0..9u8), 0..30),
+            root in 0..6u8,
+            depth in 1..6usize,
+        ) {
+            let mut k = Knowledge::default();
+            // Ids 0..6 are items; 6..9 are only named by relations (unresolved).
+            for id in 0..6 {
+                k.items.insert(format!("b{id}"), belief(&format!("b{id}")));
+            }
+            // Relations recorded out of seq order: the walk follows seq order anyway.
+            k.links = links.iter().enumerate().rev().map(|(i, (a, b))| link(i as u64, &format!("b{a}"), "supports", &format!("b{b}"))).collect();
+            k.index();
+            let root = format!("b{root}");
+            let got: Vec<_> = build(&k, &root, depth)
+                .unwrap()
+                .entries
+                .iter()
+                .map(|e| (e.id.to_string(), e.depth, e.via.map(str::to_string), e.direction))
+                .collect();
+            proptest::prop_assert_eq!(got, reference(&k, &root, depth));
+        }
     }
 }

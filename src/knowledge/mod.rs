@@ -100,9 +100,16 @@ pub struct Knowledge {
     pub items: BTreeMap<String, Entry>,
     /// In log order.
     pub links: Vec<Link>,
-    /// Indexes into `links` by `from` and by `to` (built by [`Knowledge::index`]).
-    by_from: std::collections::HashMap<String, Vec<usize>>,
-    by_to: std::collections::HashMap<String, Vec<usize>>,
+    /// Every id an item or a relation names → its node number (built by [`Knowledge::index`]).
+    node_of: std::collections::HashMap<String, u32>,
+    /// By node: the relations touching it as (index in `links`, the other end's node,
+    /// whether it goes out of this node), in log order. Walks never hash a string.
+    adjacent: Vec<Vec<(u32, u32, bool)>>,
+    /// `items.len()` when the index was built (a different count: items changed since).
+    indexed_items: usize,
+    /// The search channel's lexical indexes, by project set, built on first use
+    /// (`search::search_with`) and dropped by [`Knowledge::index`].
+    pub(crate) text_indexes: search::TextIndexCache,
 }
 
 impl Knowledge {
@@ -127,14 +134,51 @@ impl Knowledge {
         Ok(knowledge)
     }
 
-    /// Rebuilds the by-`from` and by-`to` indexes of `links` (after changing `links`).
+    /// Rebuilds the adjacency of `links` and drops the cached text indexes (after
+    /// changing `items` or `links`).
     pub fn index(&mut self) {
-        self.by_from.clear();
-        self.by_to.clear();
-        for (i, l) in self.links.iter().enumerate() {
-            self.by_from.entry(l.relation.from.clone()).or_default().push(i);
-            self.by_to.entry(l.relation.to.clone()).or_default().push(i);
+        self.node_of.clear();
+        self.adjacent.clear();
+        self.text_indexes = Default::default();
+        self.indexed_items = self.items.len();
+        let ids = self.items.keys().chain(self.links.iter().flat_map(|l| [&l.relation.from, &l.relation.to]));
+        for id in ids {
+            if !self.node_of.contains_key(id) {
+                self.node_of.insert(id.clone(), self.adjacent.len() as u32);
+                self.adjacent.push(Vec::new());
+            }
         }
+        // In log order whatever order `links` is in.
+        let mut order: Vec<usize> = (0..self.links.len()).collect();
+        order.sort_by_key(|&i| self.links[i].seq);
+        for i in order {
+            let l = &self.links[i];
+            let (from, to) = (self.node_of[&l.relation.from], self.node_of[&l.relation.to]);
+            self.adjacent[from as usize].push((i as u32, to, true));
+            self.adjacent[to as usize].push((i as u32, from, false));
+        }
+    }
+
+    /// The node number of an id an item or relation names.
+    /// The items by node number, when the index is current: nodes `0..items.len()` are
+    /// the items in id order (`index` numbers them first).
+    pub(crate) fn items_by_node(&self) -> Option<Vec<&Entry>> {
+        (self.indexed_items == self.items.len() && self.items.keys().next().is_none_or(|k| self.node(k) == Some(0)))
+            .then(|| self.items.values().collect())
+    }
+
+    pub(crate) fn node(&self, id: &str) -> Option<u32> {
+        self.node_of.get(id).copied()
+    }
+
+    /// The relations touching a node: (link, other node, outgoing), in log order.
+    pub(crate) fn adjacent(&self, node: u32) -> &[(u32, u32, bool)] {
+        self.adjacent.get(node as usize).map_or(&[], Vec::as_slice)
+    }
+
+    /// The number of nodes (ids named by items or relations).
+    pub(crate) fn node_count(&self) -> usize {
+        self.adjacent.len()
     }
 
     pub fn get(&self, id: &str) -> Option<&Entry> {
@@ -143,12 +187,20 @@ impl Knowledge {
 
     /// Relations from `id`, in log order.
     pub fn outgoing<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a Link> + 'a {
-        self.by_from.get(id).into_iter().flatten().map(|&i| &self.links[i])
+        self.touching(id, true)
     }
 
     /// Relations to `id`, in log order.
     pub fn incoming<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a Link> + 'a {
-        self.by_to.get(id).into_iter().flatten().map(|&i| &self.links[i])
+        self.touching(id, false)
+    }
+
+    fn touching<'a>(&'a self, id: &str, outgoing: bool) -> impl Iterator<Item = &'a Link> + 'a {
+        self.node(id)
+            .into_iter()
+            .flat_map(move |n| self.adjacent(n).iter())
+            .filter(move |(_, _, out)| *out == outgoing)
+            .map(move |&(i, _, _)| &self.links[i as usize])
     }
 
     /// Beliefs (not observations), optionally of one project, by id.

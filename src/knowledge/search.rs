@@ -13,6 +13,9 @@
 //! Invariant: read-only and deterministic for a given log, query and model; an item below
 //! [`MIN_SCORE`] (it shares a word or two with the query, no more) is not a hit.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
 use serde::Serialize;
 
 use super::{Item, Knowledge};
@@ -50,6 +53,49 @@ const COSINE_FLOOR: f32 = 0.2;
 /// Cosine at which an item answers the query fully (close paraphrases sit at 0.5 and up).
 const COSINE_FULL: f32 = 0.5;
 
+/// The lexical index of one project set's items, with the items' ids by document number.
+struct ProjectIndex {
+    ids: Vec<String>,
+    index: TextIndex,
+}
+
+/// The channel's lexical indexes by project set, built once per [`Knowledge`] (a daemon
+/// or MCP server keeps its knowledge warm, so a query does not index again).
+#[derive(Clone, Default)]
+pub(crate) struct TextIndexCache(Arc<Mutex<HashMap<Vec<String>, Arc<ProjectIndex>>>>);
+
+impl std::fmt::Debug for TextIndexCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TextIndexCache")
+    }
+}
+
+/// The lexical index of the items of `projects` (cached on the knowledge).
+fn project_index(knowledge: &Knowledge, projects: &[String]) -> Option<Arc<ProjectIndex>> {
+    let mut key: Vec<String> = projects.to_vec();
+    key.sort();
+    key.dedup();
+    let mut cache = knowledge.text_indexes.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(found) = cache.get(&key) {
+        return Some(found.clone());
+    }
+    let entries = knowledge.items.values().filter(|e| key.iter().any(|p| p == e.item.project()));
+    let texts: Vec<(String, String)> = entries
+        .map(|e| {
+            let body = match &e.item {
+                Item::Belief(b) => format!("{}\n{}\n{}\n{}", b.id, b.facets.join(" "), b.summary, b.statement),
+                Item::Observation(o) => format!("{}\n{}", o.facets.join(" "), o.text),
+            };
+            (e.item.id().to_string(), body)
+        })
+        .collect();
+    let docs = texts.iter().enumerate().map(|(i, (id, body))| (i as u64, id.as_str(), "", body.as_str()));
+    let index = TextIndex::in_ram(docs).ok()?;
+    let built = Arc::new(ProjectIndex { ids: texts.into_iter().map(|(id, _)| id).collect(), index });
+    cache.insert(key, built.clone());
+    Some(built)
+}
+
 /// The items of `projects` that answer `query`, best first, at most `limit`.
 pub fn search(knowledge: &Knowledge, projects: &[String], query: &str, limit: usize) -> Vec<KnowledgeHit> {
     search_with(knowledge, projects, query, limit, None)
@@ -68,23 +114,15 @@ pub fn search_with(
     semantic: Option<&Semantic<'_>>,
 ) -> Vec<KnowledgeHit> {
     let terms = query_terms(query);
-    let entries: Vec<&super::Entry> =
-        knowledge.items.values().filter(|e| projects.iter().any(|p| p == e.item.project())).collect();
-    if terms.is_empty() || entries.is_empty() || limit == 0 {
+    if terms.is_empty() || limit == 0 {
         return Vec::new();
     }
-    let texts: Vec<(String, String)> = entries
-        .iter()
-        .map(|e| {
-            let body = match &e.item {
-                Item::Belief(b) => format!("{}\n{}\n{}\n{}", b.id, b.facets.join(" "), b.summary, b.statement),
-                Item::Observation(o) => format!("{}\n{}", o.facets.join(" "), o.text),
-            };
-            (e.item.id().to_string(), body)
-        })
-        .collect();
-    let docs = texts.iter().enumerate().map(|(i, (id, body))| (i as u64, id.as_str(), "", body.as_str()));
-    let Ok(index) = TextIndex::in_ram(docs) else { return Vec::new() };
+    let Some(cached) = project_index(knowledge, projects) else { return Vec::new() };
+    let entries: Vec<&super::Entry> = cached.ids.iter().filter_map(|id| knowledge.items.get(id)).collect();
+    if entries.is_empty() || entries.len() != cached.ids.len() {
+        return Vec::new();
+    }
+    let index = &cached.index;
     let mut stats = CorpusStats::default();
     if index.add_stats(&terms, &mut stats).is_err() {
         return Vec::new();
