@@ -329,6 +329,20 @@ fn beliefs_are_found_by_meaning_when_the_model_is_there() {
         .filter_map(|h| h["symbol"].as_str())
         .collect();
     assert!(found.contains(&"sync-first"), "sync-first by meaning: {found:?}");
+    // The question asks for advice ("is it fine"): the best belief comes before the code,
+    // and says why it is there.
+    assert_eq!(result["hits"][0]["symbol"], "sync-first", "{result}");
+    let why = result["provenance"][0].as_str().unwrap_or_default();
+    assert!(why.contains("asks for advice") && why.contains("[belief]"), "{why}");
+    // A question about how the code works places beliefs by their score only.
+    let lookup = home
+        .cmd(&["scry", "how does scrape read the files of a repo", "--project", "patina", "--json"])
+        .env("PATINA_MODELS", &models)
+        .output()
+        .unwrap();
+    let lookup: Value = serde_json::from_slice(&lookup.stdout).unwrap();
+    let reasons: Vec<&str> = lookup["provenance"].as_array().unwrap().iter().filter_map(|p| p.as_str()).collect();
+    assert!(!reasons.is_empty() && reasons.iter().all(|p| !p.contains("advice")), "{reasons:?}");
     // The item vectors are cached: a second query embeds only the query.
     assert!(home.path().join("cache/knowledge-vectors.bin").exists());
     let lexical = home.json(&["scry", query, "--project", "patina", "--lexical-only"]);

@@ -16,6 +16,7 @@
 //! *unresolved* position with the relation's note (status, reason), never dropped.
 
 pub mod context;
+pub mod intent;
 pub mod persona;
 pub mod search;
 pub mod write;

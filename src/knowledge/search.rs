@@ -45,7 +45,8 @@ pub struct KnowledgeHit {
 /// The semantic side of the channel: the query's embedding and the items' (by id).
 pub struct Semantic<'a> {
     pub query: &'a [f32],
-    pub items: &'a std::collections::HashMap<String, Vec<f32>>,
+    /// Item id → the embeddings of its texts; an item's cosine is the best of them.
+    pub items: &'a std::collections::HashMap<String, Vec<Vec<f32>>>,
 }
 
 /// Cosine below this says nothing (unrelated sentences of this model sit around 0–0.2).
@@ -142,12 +143,12 @@ pub fn search_with(
         .map(|(i, &bm25)| {
             let lexical = if ideal > 0.0 { (bm25 / ideal).min(1.0) } else { 0.0 };
             let score = match semantic.and_then(|s| s.items.get(entries[i].item.id()).map(|v| (s.query, v))) {
-                Some((q, v)) => {
-                    let cos = crate::search::embed::cosine(q, v);
+                Some((q, vectors)) if !vectors.is_empty() => {
+                    let cos = vectors.iter().map(|v| crate::search::embed::cosine(q, v)).fold(f32::MIN, f32::max);
                     let meaning = ((cos - COSINE_FLOOR) / (COSINE_FULL - COSINE_FLOOR)).clamp(0.0, 1.0);
                     lexical.max(meaning)
                 }
-                None => lexical,
+                _ => lexical,
             };
             (i, score, bm25)
         })

@@ -238,7 +238,21 @@ pub fn run(home: &PatinaHome, searcher: &mut Searcher, world: &World, query: &Qu
 
 /// The answer to `query`: provenance per hit, recorded under a query id when asked.
 pub(crate) fn finish(home: &PatinaHome, query: &Query, route: Route, result: SearchResult) -> Result<Scry, ScryError> {
-    let provenance: Vec<String> = result.hits.iter().map(|h| provenance(&route, h)).collect();
+    let advice = crate::knowledge::intent::advice(&query.text);
+    let provenance: Vec<String> = result
+        .hits
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let why = provenance(&route, h);
+            match &advice {
+                Some(cue) if i < ADVICE_FIRST && h.kind != crate::search::HitKind::Code => {
+                    format!("{why}; first: the query asks for advice (\"{cue}\")")
+                }
+                _ => why,
+            }
+        })
+        .collect();
     let query_id = if query.record { record(home, &route, &query.text, &result)? } else { String::new() };
     Ok(Scry {
         query_id,
@@ -273,13 +287,25 @@ fn merge_knowledge(
     if found.is_empty() {
         return;
     }
+    let mut first = Vec::new();
+    let advice = crate::knowledge::intent::advice(query).is_some();
     for (rank, k) in found.into_iter().enumerate() {
-        result.hits.push(knowledge_hit(world, &k, rank));
+        let hit = knowledge_hit(world, &k, rank);
+        if advice && rank < ADVICE_FIRST {
+            first.push(hit);
+        } else {
+            result.hits.push(hit);
+        }
     }
     // Stable: equal scores keep code first.
     result.hits.sort_by(|a, b| b.fused_score.total_cmp(&a.fused_score));
+    result.hits.splice(0..0, first);
     result.hits.truncate(limit);
 }
+
+/// For a query that asks for advice (`knowledge::intent`): this many of the knowledge
+/// channel's best hits go ahead of the code.
+pub const ADVICE_FIRST: usize = 2;
 
 /// The projects whose knowledge a route reaches: its project and every searched repo.
 fn knowledge_projects(route: &Route) -> Vec<String> {
@@ -288,8 +314,20 @@ fn knowledge_projects(route: &Route) -> Vec<String> {
     projects
 }
 
-/// Item id → its statement's embedding.
-type ItemVectors = std::collections::HashMap<String, Vec<f32>>;
+/// Item id → the embeddings of its texts (see `knowledge_texts`).
+type ItemVectors = std::collections::HashMap<String, Vec<Vec<f32>>>;
+
+/// The texts of an item that are embedded: a belief's claim in brief (its id in words and
+/// its summary) and in full (summary and statement); an observation's text. An item
+/// answers a query by the closest of them.
+fn knowledge_texts(item: &crate::knowledge::Item) -> Vec<String> {
+    match item {
+        crate::knowledge::Item::Belief(b) => {
+            vec![format!("{}. {}", b.id.replace(['-', '_'], " "), b.summary), format!("{}. {}", b.summary, b.statement)]
+        }
+        crate::knowledge::Item::Observation(o) => vec![o.text.clone()],
+    }
+}
 
 /// The query's embedding and those of the routed projects' beliefs and observations, when
 /// a model is loaded. Item vectors are cached by (model, text) in
@@ -305,18 +343,12 @@ fn knowledge_vectors(
     use std::collections::HashMap;
     let model = searcher.model_id()?;
     let projects = knowledge_projects(route);
-    let items: Vec<(&str, String)> = world
+    let items: Vec<(&str, Vec<String>)> = world
         .knowledge
         .items
         .values()
         .filter(|e| projects.iter().any(|p| p == e.item.project()))
-        .map(|e| {
-            let text = match &e.item {
-                crate::knowledge::Item::Belief(b) => format!("{}. {}", b.summary, b.statement),
-                crate::knowledge::Item::Observation(o) => o.text.clone(),
-            };
-            (e.item.id(), text)
-        })
+        .map(|e| (e.item.id(), knowledge_texts(&e.item)))
         .collect();
     if items.is_empty() {
         return None;
@@ -329,8 +361,14 @@ fn knowledge_vectors(
         .and_then(|bytes| bincode::serde::decode_from_slice(&bytes, config).ok().map(|(c, _)| c))
         .unwrap_or_default();
     let key = |text: &str| *blake3::hash(format!("{model}\0{text}").as_bytes()).as_bytes();
-    let missing: Vec<&str> =
-        items.iter().filter(|(_, t)| !cache.contains_key(&key(t))).map(|(_, t)| t.as_str()).collect();
+    let mut missing: Vec<&str> = items
+        .iter()
+        .flat_map(|(_, texts)| texts)
+        .filter(|t| !cache.contains_key(&key(t)))
+        .map(String::as_str)
+        .collect();
+    missing.sort_unstable();
+    missing.dedup();
     if !missing.is_empty() {
         let vectors = searcher.embed_texts(&missing)?;
         for (text, vector) in missing.iter().zip(vectors) {
@@ -345,7 +383,10 @@ fn knowledge_vectors(
             }
         }
     }
-    let vectors = items.iter().filter_map(|(id, t)| Some((id.to_string(), cache.get(&key(t))?.clone()))).collect();
+    let vectors = items
+        .iter()
+        .map(|(id, texts)| (id.to_string(), texts.iter().filter_map(|t| cache.get(&key(t)).cloned()).collect()))
+        .collect();
     Some((query_vector, vectors))
 }
 
