@@ -163,7 +163,9 @@ pub struct RepoArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum RepoCommand {
-    /// Register a repository directory (or an already registered node, by id) and index it
+    /// Register a repository directory (or an already registered node, by id) and index it:
+    /// lexical search works when this returns; the chunks not embedded yet are embedded by a
+    /// background worker (`repo list` shows its progress) unless --wait
     Add {
         /// The repository's directory, or the id of a registered node that has a path
         path: String,
@@ -179,8 +181,12 @@ pub enum RepoCommand {
         /// Index for lexical search only (skip embeddings)
         #[arg(long)]
         lexical_only: bool,
+        /// Embed every chunk before returning, with a progress bar (for scripts and CI)
+        #[arg(long, conflicts_with = "lexical_only")]
+        wait: bool,
     },
-    /// Re-index repos: only new or changed files are chunked and embedded
+    /// Re-index repos: only new or changed files are chunked, only chunks without a vector
+    /// embedded (in the background unless --wait)
     Update {
         /// Repo ids or aliases
         #[arg(required_unless_present = "all")]
@@ -191,8 +197,27 @@ pub enum RepoCommand {
         /// Index for lexical search only (skip embeddings)
         #[arg(long)]
         lexical_only: bool,
+        /// Embed every chunk before returning, with a progress bar (for scripts and CI)
+        #[arg(long, conflicts_with = "lexical_only")]
+        wait: bool,
     },
-    /// Registered repos and the state of their indexes
+    /// Embed the chunks of indexed repos that have no vector yet: start (or resume) the
+    /// background worker, or with --wait embed here
+    Embed {
+        /// Repo ids or aliases
+        #[arg(required_unless_present_any = ["all", "worker"])]
+        ids: Vec<String>,
+        /// Every repo with chunks to embed
+        #[arg(long, conflicts_with = "ids")]
+        all: bool,
+        /// Embed here, with a progress bar, and return when done
+        #[arg(long)]
+        wait: bool,
+        /// Run as the background worker (started by patina itself)
+        #[arg(long, hide = true, conflicts_with_all = ["ids", "all", "wait"])]
+        worker: bool,
+    },
+    /// Registered repos and the state of their indexes (and of their embedding)
     List,
     /// Unregister a repo (a node-removed event) and delete its index
     Rm { id: String },
