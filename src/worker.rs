@@ -235,3 +235,68 @@ fn failed(p: &Pending, model_id: &str, why: &str) {
     progress.updated_ms = jiff::Timestamp::now().as_millisecond();
     progress.write(&p.repo_dir);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::embed::HashEmbedder;
+
+    const MODEL: &str = "hash-bag-of-words";
+
+    fn home_with_repos(sizes: &[usize]) -> (tempfile::TempDir, PatinaHome, Vec<tempfile::TempDir>) {
+        let dir = tempfile::tempdir().unwrap();
+        let home = PatinaHome::at(dir.path());
+        let mut sources = Vec::new();
+        for (r, &n) in sizes.iter().enumerate() {
+            let src = tempfile::tempdir().unwrap();
+            for i in 0..n {
+                let text = format!("/// Item {i} of repo {r}.\npub fn item_{r}_{i}() -> usize {{\n    {i}\n}}\n");
+                std::fs::write(src.path().join(format!("f{i}.rs")), text).unwrap();
+            }
+            let id = format!("r{r}");
+            index::build_lexical(&home.repo_dir(&id), &id, src.path(), Some(MODEL), &mut |_, _, _| {}).unwrap();
+            sources.push(src);
+        }
+        (dir, home, sources)
+    }
+
+    #[test]
+    fn a_worker_embeds_every_pending_repo_smallest_first_then_exits() {
+        let (_dir, home, _sources) = home_with_repos(&[5, 2]);
+        let found: Vec<(String, u64)> = pending(&home, MODEL).iter().map(|p| (p.repo.clone(), p.chunks)).collect();
+        assert_eq!(found, [("r1".to_string(), 2), ("r0".to_string(), 5)]);
+        let mut loads = 0;
+        let mut load = || {
+            loads += 1;
+            Ok(Box::new(HashEmbedder) as Box<dyn Embedder>)
+        };
+        let report = run(&home, MODEL, &mut load, &mut |_| {}).unwrap();
+        let done: Vec<(&str, Outcome)> = report.repos.iter().map(|r| (r.repo.as_str(), r.outcome)).collect();
+        assert_eq!(done, [("r1", Outcome::Complete), ("r0", Outcome::Complete)]);
+        assert_eq!(loads, 1, "one model for every repo");
+        assert!(pending(&home, MODEL).is_empty());
+        assert!(!is_active(&home), "the worker let go of its locks");
+        // Another model's worker finds every repo to re-embed.
+        assert_eq!(pending(&home, "another-model").len(), 2);
+    }
+
+    #[test]
+    fn a_second_waiting_worker_is_not_started_and_a_failed_load_is_recorded() {
+        let (_dir, home, _sources) = home_with_repos(&[3]);
+        std::fs::create_dir_all(home.embed_dir()).unwrap();
+        let queued = lock::try_lock(&queue_lock(&home)).unwrap().unwrap();
+        assert!(is_active(&home));
+        assert_eq!(spawn(&home, Path::new("/nonexistent/patina")).unwrap(), Spawned::AlreadyQueued);
+        let mut load = || -> Result<Box<dyn Embedder>, String> { panic!("a queued-elsewhere worker loads nothing") };
+        assert!(run(&home, MODEL, &mut load, &mut |_| {}).unwrap().queued_elsewhere);
+        drop(queued);
+
+        let mut broken = || -> Result<Box<dyn Embedder>, String> { Err("no runtime here".into()) };
+        assert!(run(&home, MODEL, &mut broken, &mut |_| {}).is_err());
+        let dir = home.repo_dir("r0");
+        let (name, gen_dir) = index::current_generation(&dir).unwrap();
+        let set = vector_set::read(&gen_dir).unwrap().unwrap();
+        let status = backfill::status(&dir, &name, &set, is_active(&home));
+        assert_eq!((status.state, status.error.as_deref()), (backfill::State::Failed, Some("no runtime here")));
+    }
+}

@@ -464,3 +464,149 @@ fn add(vectors: &mut VectorBuilder, batch: &[(u64, Vec<f32>)]) -> Result<(), sup
     let keyed: Vec<(u64, &[f32])> = batch.iter().map(|(id, v)| (*id, v.as_slice())).collect();
     vectors.add_many(&keyed)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::embed::{EmbedError, HashEmbedder};
+    use crate::search::index::{self, Phase};
+
+    /// The fake embedder under another model id, with different vectors, counting inputs.
+    struct Other {
+        inputs: usize,
+    }
+
+    impl Embedder for Other {
+        fn model_id(&self) -> &str {
+            "other-model"
+        }
+        fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+            self.inputs += texts.len();
+            Ok(HashEmbedder.embed(texts)?.into_iter().map(|v| v.into_iter().map(|x| -x).collect()).collect())
+        }
+    }
+
+    /// A repo of `n` distinct functions (one chunk each).
+    fn repo(n: usize) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let mut text = String::new();
+        for i in 0..n {
+            text.push_str(&format!("/// Computes value number {i}.\npub fn value_{i}() -> u32 {{\n    {i}\n}}\n\n"));
+        }
+        std::fs::write(dir.path().join("lib.rs"), text).unwrap();
+        dir
+    }
+
+    fn quiet() -> impl FnMut(Phase, u64, u64) {
+        |_, _, _| {}
+    }
+
+    fn small_steps() -> Config {
+        Config { step: 4, publish_every: Duration::ZERO, wait_for_lock: false }
+    }
+
+    /// Every chunk's published vector, by id.
+    fn published(dir: &Path) -> Vec<Option<Vec<f32>>> {
+        let generation = index::open(dir, "r").unwrap();
+        (0..generation.meta.chunks).map(|id| generation.vector(id).unwrap()).collect()
+    }
+
+    #[test]
+    fn a_stopped_run_resumes_from_the_cache_and_ends_as_a_one_shot_run() {
+        let src = repo(20);
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("r");
+        let built = index::build_lexical(&dir, "r", src.path(), Some("other-model"), &mut quiet()).unwrap();
+        assert_eq!((built.chunks_pending, built.embedding), (20, "pending"));
+
+        // Stopped after three steps: those are committed and published.
+        let mut embedder = Other { inputs: 0 };
+        let steps = std::cell::Cell::new(0);
+        let stop = || {
+            steps.set(steps.get() + 1);
+            steps.get() > 3
+        };
+        let first = run(&dir, &mut embedder, &small_steps(), &mut |_| {}, &stop).unwrap();
+        assert_eq!(first.outcome, Outcome::Stopped);
+        let generation = index::open(&dir, "r").unwrap();
+        let set = generation.coverage().unwrap();
+        assert_eq!((set.embedded, set.chunks, set.model_id.as_str()), (12, 20, "other-model"));
+        // Only embedded chunks can be found by meaning.
+        let hits = generation.semantic(&generation.vector(0).unwrap().unwrap(), 50).unwrap().unwrap();
+        assert!(hits.iter().all(|(id, _)| *id < 12), "{hits:?}");
+        let progress = Progress::read(&dir).unwrap();
+        assert_eq!((progress.done, progress.total, progress.finished), (12, 20, true));
+
+        // The rerun embeds only the rest.
+        let mut again = Other { inputs: 0 };
+        let second = run(&dir, &mut again, &small_steps(), &mut |_| {}, &|| false).unwrap();
+        assert_eq!((second.outcome, second.embedded_now, second.pending), (Outcome::Complete, 8, 0));
+        assert_eq!(again.inputs, 8);
+
+        let other_home = tempfile::tempdir().unwrap();
+        let one_shot = other_home.path().join("r");
+        index::build(&one_shot, "r", src.path(), Some(&mut Other { inputs: 0 }), &mut quiet()).unwrap();
+        assert_eq!(published(&dir), published(&one_shot));
+        assert!(published(&dir).iter().all(Option::is_some));
+    }
+
+    #[test]
+    fn another_model_is_re_embedded_never_mixed() {
+        let src = repo(10);
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("r");
+        index::build(&dir, "r", src.path(), Some(&mut HashEmbedder), &mut quiet()).unwrap();
+        let hash_vectors = published(&dir);
+
+        // A run with another model replaces the set: stopped half-way, the set holds only
+        // the other model's vectors, none of the first model's.
+        let steps = std::cell::Cell::new(0);
+        let stop = || {
+            steps.set(steps.get() + 1);
+            steps.get() > 1
+        };
+        run(&dir, &mut Other { inputs: 0 }, &small_steps(), &mut |_| {}, &stop).unwrap();
+        let generation = index::open(&dir, "r").unwrap();
+        let set = generation.coverage().unwrap().clone();
+        assert_eq!((set.model_id.as_str(), set.embedded), ("other-model", 4));
+        let now = published(&dir);
+        for (id, vector) in now.iter().enumerate() {
+            match vector {
+                Some(v) => assert_eq!(v, &hash_vectors[id].as_ref().unwrap().iter().map(|x| -x).collect::<Vec<_>>()),
+                None => assert!(id >= 4),
+            }
+        }
+        // A build for the first model again finds its vectors in the cache: nothing to embed,
+        // and none of the other model's vectors in its set.
+        let rebuilt = index::build_lexical(&dir, "r", src.path(), Some("hash-bag-of-words"), &mut quiet()).unwrap();
+        assert!(!rebuilt.up_to_date, "another model's set is not up to date");
+        assert_eq!((rebuilt.chunks_cached, rebuilt.chunks_pending), (10, 0));
+        assert_eq!(published(&dir), hash_vectors);
+    }
+
+    #[test]
+    fn busy_gone_and_lexical_only_end_a_run_without_embedding() {
+        let src = repo(3);
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("r");
+        index::build_lexical(&dir, "r", src.path(), None, &mut quiet()).unwrap();
+        let mut embedder = Other { inputs: 0 };
+        let config = Config::default();
+        assert_eq!(run(&dir, &mut embedder, &config, &mut |_| {}, &|| false).unwrap().outcome, Outcome::LexicalOnly);
+
+        index::build_lexical(&dir, "r", src.path(), Some("other-model"), &mut quiet()).unwrap();
+        let held = lock::try_lock(&dir.join(LOCK)).unwrap().unwrap();
+        let busy = run(&dir, &mut embedder, &config, &mut |_| {}, &|| false).unwrap();
+        assert_eq!(busy.outcome, Outcome::Busy { pid: Some(std::process::id()) });
+        let set = index::open(&dir, "r").unwrap().coverage().unwrap().clone();
+        assert_eq!(status(&dir, &index::live_generation_name(&dir).unwrap(), &set, false).state, State::Embedding);
+        drop(held);
+        assert_eq!(status(&dir, &index::live_generation_name(&dir).unwrap(), &set, false).state, State::Stalled);
+        assert_eq!(status(&dir, &index::live_generation_name(&dir).unwrap(), &set, true).state, State::Queued);
+
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(run(&dir, &mut embedder, &config, &mut |_| {}, &|| false).unwrap().outcome, Outcome::Gone);
+        assert!(!dir.exists(), "a run never brings a removed index back");
+        assert_eq!(embedder.inputs, 0);
+    }
+}

@@ -680,4 +680,72 @@ mod tests {
         let empty = SearchRequest { query: "  ".into(), ..request };
         assert!(matches!(searcher.search(&empty), Err(SearchError::EmptyQuery)));
     }
+
+    #[test]
+    fn a_partly_embedded_repo_is_searched_by_meaning_where_embedded_and_says_how_much() {
+        let home = tempfile::tempdir().unwrap();
+        let home = PatinaHome::at(home.path());
+        let src = tempfile::tempdir().unwrap();
+        let mut text = String::new();
+        for i in 0..12 {
+            text.push_str(&format!("/// Spawns entity kind {i} into the world.\npub fn spawn_kind_{i}() {{}}\n\n"));
+        }
+        std::fs::write(src.path().join("world.rs"), text).unwrap();
+        let dir = home.repo_dir("a");
+        let built = index::build_lexical(&dir, "a", src.path(), Some("hash-bag-of-words"), &mut |_, _, _| {}).unwrap();
+        let chunks = built.chunks;
+        assert!(chunks > 4, "{chunks} chunks");
+        let config = backfill::Config { step: 4, publish_every: std::time::Duration::ZERO, wait_for_lock: false };
+        let steps = std::cell::Cell::new(0);
+        let stop = || {
+            steps.set(steps.get() + 1);
+            steps.get() > 1
+        };
+        backfill::run(&dir, &mut embed::HashEmbedder, &config, &mut |_| {}, &stop).unwrap();
+
+        let mut searcher = Searcher::with_embedder(&home, Some(Box::new(embed::HashEmbedder)));
+        let request = SearchRequest { repos: vec!["a".into()], query: "spawns entity world".into(), limit: 20 };
+        let result = searcher.search(&request).unwrap();
+        let expected = Coverage {
+            repo: "a".into(),
+            model_id: Some("hash-bag-of-words".into()),
+            embedded: 4,
+            chunks,
+            state: "stalled".into(),
+        };
+        assert_eq!(result.coverage, vec![expected]);
+        assert!(
+            result
+                .warnings
+                .iter()
+                .any(|w| w.contains(&format!("(4 of {chunks} chunks")) && w.contains("patina repo embed a")),
+            "{:?}",
+            result.warnings
+        );
+        let by_meaning: Vec<u64> = result.hits.iter().filter(|h| h.semantic.is_some()).map(|h| h.chunk_id).collect();
+        assert!(!by_meaning.is_empty() && by_meaning.iter().all(|id| *id < 4), "{by_meaning:?}");
+
+        // After the rest is embedded, a long-lived searcher sees the new vectors.
+        backfill::run(&dir, &mut embed::HashEmbedder, &config, &mut |_| {}, &|| false).unwrap();
+        searcher.refresh();
+        let result = searcher.search(&request).unwrap();
+        assert_eq!((result.coverage[0].embedded, result.coverage[0].state.as_str()), (chunks, "done"));
+        assert!(result.warnings.is_empty(), "{:?}", result.warnings);
+
+        // A query embedded by another model never meets these vectors.
+        struct Other;
+        impl Embedder for Other {
+            fn model_id(&self) -> &str {
+                "other-model"
+            }
+            fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, embed::EmbedError> {
+                embed::HashEmbedder.embed(texts)
+            }
+        }
+        let mut other = Searcher::with_embedder(&home, Some(Box::new(Other)));
+        let result = other.search(&request).unwrap();
+        assert_eq!(result.coverage[0].state, "other-model");
+        assert!(result.hits.iter().all(|h| h.semantic.is_none()));
+        assert!(result.warnings.iter().any(|w| w.contains("another model")), "{:?}", result.warnings);
+    }
 }
