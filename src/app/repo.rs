@@ -333,11 +333,7 @@ fn embed(ctx: &mut Invocation, ids: Vec<String>, all: bool, wait: bool) -> anyho
         writeln!(ctx.out, "nothing to embed: {} fully embedded", targets.join(", "))?;
     } else if wait {
         for r in &reports {
-            writeln!(
-                ctx.out,
-                "embedded {}: {} chunks now, {} of {} pending",
-                r.repo, r.embedded_now, r.pending, r.chunks
-            )?;
+            writeln!(ctx.out, "embedded {}: {}/{} chunks", r.repo, r.chunks - r.pending, r.chunks)?;
         }
     } else {
         writeln!(ctx.out, "embedding {} in the background (`patina repo list` shows progress)", todo.join(", "))?;
