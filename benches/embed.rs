@@ -10,6 +10,13 @@
 //! that changes the numbers shows it). Needs the model (`patina models fetch`, found
 //! through `$PATINA_MODELS` or `target/patina-models`); under `cargo test` it only checks
 //! that it can chunk.
+//!
+//! `PATINA_EMBED_BENCH_WORKER_DIR=TREE` measures the background worker at scale instead:
+//! a lexical build of TREE (timed: what `repo add` waits for), then the cache filled with
+//! stand-in vectors (the fake embedder's, under the real model's id) for every chunk but
+//! the last `PATINA_EMBED_BENCH_CHUNKS`, then one `backfill` run with the real model in a
+//! fresh process: it loads every cached vector into its in-memory index, embeds the rest
+//! and publishes, which is the worker's peak memory on a repo of that size.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -24,31 +31,23 @@ const STEP: usize = 32;
 
 /// `(name, options)`: what is compared.
 fn configs() -> Vec<(&'static str, EmbedOptions)> {
-    let base = EmbedOptions::default();
-    let t256 = EmbedOptions { max_tokens: 256, ..base };
-    let t128 = EmbedOptions { max_tokens: 128, ..base };
+    let o = |max_tokens, batch, cpu_arena, memory_pattern| EmbedOptions {
+        max_tokens,
+        batch,
+        cpu_arena,
+        memory_pattern,
+        ..EmbedOptions::default()
+    };
     vec![
-        (
-            "256 tokens, batch 32, arena, pattern",
-            EmbedOptions { batch: 32, cpu_arena: true, memory_pattern: true, ..t256 },
-        ),
-        ("256 tokens, batch 32, no arena", EmbedOptions { batch: 32, cpu_arena: false, memory_pattern: true, ..t256 }),
-        (
-            "256 tokens, batch 32, no pattern",
-            EmbedOptions { batch: 32, cpu_arena: true, memory_pattern: false, ..t256 },
-        ),
-        ("256 tokens, batch 32, neither", EmbedOptions { batch: 32, cpu_arena: false, memory_pattern: false, ..t256 }),
-        (
-            "256 tokens, batch 8, arena, pattern",
-            EmbedOptions { batch: 8, cpu_arena: true, memory_pattern: true, ..t256 },
-        ),
-        ("256 tokens, batch 8, neither", EmbedOptions { batch: 8, cpu_arena: false, memory_pattern: false, ..t256 }),
-        (
-            "128 tokens, batch 32, arena, pattern",
-            EmbedOptions { batch: 32, cpu_arena: true, memory_pattern: true, ..t128 },
-        ),
-        ("128 tokens, batch 32, neither", EmbedOptions { batch: 32, cpu_arena: false, memory_pattern: false, ..t128 }),
-        ("128 tokens, batch 8, neither", EmbedOptions { batch: 8, cpu_arena: false, memory_pattern: false, ..t128 }),
+        ("256 tokens, batch 32, arena, pattern (before)", o(256, 32, true, true)),
+        ("256 tokens, batch 32, arena, no pattern", o(256, 32, true, false)),
+        ("256 tokens, batch 32, no arena, pattern", o(256, 32, false, true)),
+        ("256 tokens, batch 16, arena, no pattern", o(256, 16, true, false)),
+        ("256 tokens, batch 8, arena, no pattern", o(256, 8, true, false)),
+        ("256 tokens, batch 8, arena, pattern", o(256, 8, true, true)),
+        ("128 tokens, batch 32, arena, pattern", o(128, 32, true, true)),
+        ("128 tokens, batch 32, arena, no pattern", o(128, 32, true, false)),
+        ("128 tokens, batch 8, arena, no pattern", o(128, 8, true, false)),
     ]
 }
 
@@ -121,9 +120,77 @@ fn read_vectors(path: &std::path::Path) -> Vec<Vec<f32>> {
     floats.chunks(patina::search::embed::DIMENSIONS).map(<[f32]>::to_vec).collect()
 }
 
+/// The worker at scale (see the module docs).
+fn worker_at_scale(tree: &std::path::Path) {
+    use patina::search::{cache, embed::HashEmbedder, index};
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("big");
+    let pending: u64 = std::env::var("PATINA_EMBED_BENCH_CHUNKS").ok().and_then(|v| v.parse().ok()).unwrap_or(256);
+    let started = Instant::now();
+    let built = index::build_lexical(&dir, "big", tree, Some(models::MODEL_ID), &mut |_, _, _| {}).unwrap();
+    println!(
+        "lexical build (what `repo add` waits for): {} files, {} chunks, {:.1} s",
+        built.files,
+        built.chunks,
+        started.elapsed().as_secs_f64()
+    );
+    let generation = index::open(&dir, "big").unwrap();
+    let hashes = generation.chunk_hashes().unwrap();
+    drop(generation);
+    let store = cache::VectorCache::open(&dir).unwrap();
+    let cut = hashes.len().saturating_sub(pending as usize);
+    let started = Instant::now();
+    for part in hashes[..cut].chunks(4096) {
+        let texts: Vec<String> = part.iter().map(|(id, _)| format!("stand-in {id}")).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let vectors = HashEmbedder.embed(&refs).unwrap();
+        let entries: Vec<([u8; 32], &[f32])> =
+            part.iter().zip(&vectors).map(|((_, h), v)| (cache::key(models::MODEL_ID, h), v.as_slice())).collect();
+        store.insert(&entries).unwrap();
+    }
+    drop(store);
+    println!("cache filled with {cut} stand-in vectors in {:.1} s", started.elapsed().as_secs_f64());
+    let run = Command::new(std::env::current_exe().unwrap()).env("PATINA_EMBED_BENCH_BACKFILL", &dir).output().unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    print!("{}", String::from_utf8_lossy(&run.stdout));
+}
+
+/// The child of [`worker_at_scale`]: one backfill run with the real model.
+fn backfill_child(dir: &std::path::Path) {
+    use patina::search::backfill;
+    let paths = models_paths().expect("model");
+    let mut embedder = OnnxEmbedder::load(&paths).unwrap();
+    let started = Instant::now();
+    let mut first_step: Option<(f64, u64)> = None;
+    let mut on_step = |p: &backfill::Progress| {
+        if first_step.is_none() {
+            first_step = Some((started.elapsed().as_secs_f64(), p.done));
+        }
+    };
+    let report = backfill::run(dir, &mut embedder, &backfill::Config::default(), &mut on_step, &|| false).unwrap();
+    let secs = started.elapsed().as_secs_f64();
+    let (loaded_at, loaded) = first_step.unwrap_or_default();
+    assert_eq!((report.outcome, report.pending), (backfill::Outcome::Complete, 0), "checksum: all published");
+    println!(
+        "worker: {loaded} cached vectors into its index in {loaded_at:.1} s, then {} chunks embedded and all {} published; {secs:.1} s in all, {:.1} chunks/s after loading; peak RSS {:.0} MiB",
+        report.embedded_now,
+        report.chunks,
+        report.embedded_now as f64 / (secs - loaded_at).max(1e-9),
+        peak_rss_mib()
+    );
+}
+
 fn main() {
     if let (Ok(index), Ok(out)) = (std::env::var("PATINA_EMBED_BENCH_CHILD"), std::env::var("PATINA_EMBED_BENCH_OUT")) {
         child(index.parse().unwrap(), &out);
+        return;
+    }
+    if let Some(dir) = std::env::var_os("PATINA_EMBED_BENCH_BACKFILL") {
+        backfill_child(std::path::Path::new(&dir));
+        return;
+    }
+    if let Some(tree) = std::env::var_os("PATINA_EMBED_BENCH_WORKER_DIR") {
+        worker_at_scale(std::path::Path::new(&tree));
         return;
     }
     let texts = inputs();
@@ -135,9 +202,12 @@ fn main() {
     if models_paths().is_none() {
         panic!("the embed bench needs the model: run `patina models fetch` first");
     }
-    let only: Option<Vec<usize>> = std::env::var("PATINA_EMBED_BENCH_ONLY")
-        .ok()
-        .map(|v| v.split(',').filter_map(|s| s.trim().parse().ok()).collect());
+    // `PATINA_EMBED_BENCH_ONLY=0,4,0,4`: these configurations, in this order (repeats
+    // interleave A/B runs on a noisy machine).
+    let order: Vec<usize> = match std::env::var("PATINA_EMBED_BENCH_ONLY") {
+        Ok(v) => v.split(',').filter_map(|s| s.trim().parse().ok()).filter(|i| *i < configs().len()).collect(),
+        Err(_) => (0..configs().len()).collect(),
+    };
     let work = tempfile::tempdir().unwrap();
     println!(
         "{} chunks, steps of {STEP}, {} cores\n",
@@ -147,10 +217,8 @@ fn main() {
     println!("| # | setting | chunks/s | peak RSS (MiB) | mean cosine to the first row |");
     println!("|---:|---|---:|---:|---:|");
     let mut first: Option<Vec<Vec<f32>>> = None;
-    for (i, (name, _)) in configs().iter().enumerate() {
-        if only.as_ref().is_some_and(|o| !o.contains(&i)) {
-            continue;
-        }
+    for i in order {
+        let name = configs()[i].0;
         let out = work.path().join(format!("v{i}"));
         let run = Command::new(std::env::current_exe().unwrap())
             .env("PATINA_EMBED_BENCH_CHILD", i.to_string())

@@ -48,9 +48,13 @@ pub struct CacheReader {
     path: PathBuf,
 }
 
+/// redb's page cache for this file: lookups and step-sized inserts need little, and the
+/// default (1 GiB) would keep every vector read at a worker's start a second time in memory.
+const CACHE_BYTES: usize = 16 << 20;
+
 fn builder() -> redb::Builder {
     let mut builder = Database::builder();
-    builder.set_concurrency_mode(ConcurrencyMode::MultiWriter);
+    builder.set_concurrency_mode(ConcurrencyMode::MultiWriter).set_cache_size(CACHE_BYTES);
     builder
 }
 

@@ -20,8 +20,10 @@ use crate::models::{MODEL_ID, ModelPaths};
 pub const DIMENSIONS: usize = 384;
 /// Tokens per input; longer chunks are embedded by their beginning (doc comment and signature).
 pub const MAX_TOKENS: usize = 256;
-/// Inputs per model call.
-pub const BATCH: usize = 32;
+/// Inputs per model call. With ONNX Runtime's memory pattern off, 8 embeds as fast as 32
+/// on two cores and keeps the peak RSS at ~375 MiB instead of ~850 (1.4 GiB with the
+/// pattern on): `benches/embed.rs`, figures in ARCHITECTURE.md.
+pub const BATCH: usize = 8;
 
 /// How the ONNX session runs. The defaults are what indexing uses; `benches/embed.rs`
 /// measures the alternatives (throughput and peak RSS) on this kind of machine.
@@ -40,8 +42,12 @@ pub struct EmbedOptions {
 }
 
 impl Default for EmbedOptions {
+    /// The arena stays on (off, every run allocates its activations afresh: ~25% slower);
+    /// the memory pattern is off (on, it plans buffers per input shape and keeps them:
+    /// with batches padded to their longest input every shape is new, and RSS grows to
+    /// 1.4 GiB with no gain in speed).
     fn default() -> Self {
-        EmbedOptions { max_tokens: MAX_TOKENS, batch: BATCH, threads: 0, cpu_arena: true, memory_pattern: true }
+        EmbedOptions { max_tokens: MAX_TOKENS, batch: BATCH, threads: 0, cpu_arena: true, memory_pattern: false }
     }
 }
 

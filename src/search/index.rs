@@ -55,6 +55,8 @@ const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 pub const FORMAT: u32 = 3;
 /// Cached vectors added to a new generation's vector index per batch.
 const PUBLISH_BATCH: usize = 1024;
+/// redb's page cache for reading a generation's chunk store.
+const CHUNKS_CACHE_BYTES: usize = 32 << 20;
 /// Directory names never indexed: vendored code, environments, caches.
 const SKIP_DIRS: [&str; 7] = ["vendor", "node_modules", "third_party", "__pycache__", "venv", ".venv", ".git"];
 /// Directory names of build output, skipped unless inside a `src` directory (where they
@@ -615,7 +617,12 @@ impl Generation {
     /// reads the vector manifest.
     pub fn open(repo: &str, dir: &Path) -> Result<Generation, IndexError> {
         let corrupt = |detail: String| IndexError::Corrupt { repo: repo.to_string(), detail };
-        let db = ReadOnlyDatabase::open(dir.join("chunks.redb")).map_err(|e| corrupt(format!("chunks.redb: {e}")))?;
+        // A small page cache: queries read a few chunks, the worker streams through them all
+        // once (the default, 1 GiB, would keep them all).
+        let db = redb::Builder::new()
+            .set_cache_size(CHUNKS_CACHE_BYTES)
+            .open_read_only(dir.join("chunks.redb"))
+            .map_err(|e| corrupt(format!("chunks.redb: {e}")))?;
         let meta: IndexMeta = {
             let txn = db.begin_read().map_err(|e| corrupt(e.to_string()))?;
             let table = txn.open_table(META).map_err(|e| corrupt(format!("chunks.redb: {e}")))?;
