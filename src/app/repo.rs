@@ -329,6 +329,8 @@ fn embed(ctx: &mut Invocation, ids: Vec<String>, all: bool, wait: bool) -> anyho
     if ctx.json {
         let value = serde_json::json!({ "repos": targets, "embedding": todo, "background": !wait && !todo.is_empty(), "reports": reports });
         ctx.out.json(&value)?;
+    } else if targets.is_empty() {
+        writeln!(ctx.out, "nothing to embed: no repo is indexed for semantic search")?;
     } else if todo.is_empty() {
         writeln!(ctx.out, "nothing to embed: {} fully embedded", targets.join(", "))?;
     } else if wait {
