@@ -16,7 +16,9 @@
 //! stand-in vectors (the fake embedder's, under the real model's id) for every chunk but
 //! the last `PATINA_EMBED_BENCH_CHUNKS`, then one `backfill` run with the real model in a
 //! fresh process: it loads every cached vector into its in-memory index, embeds the rest
-//! and publishes, which is the worker's peak memory on a repo of that size.
+//! and publishes, which is the worker's peak memory on a repo of that size. Then one file
+//! of the copy the bench made of TREE is edited and the index rebuilt (`repo update`: the
+//! published vectors are relabelled to the new chunk ids, not re-added).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -125,6 +127,10 @@ fn worker_at_scale(tree: &std::path::Path) {
     use patina::search::{cache, embed::HashEmbedder, index};
     let home = tempfile::tempdir().unwrap();
     let dir = home.path().join("big");
+    let copy = home.path().join("tree");
+    let copied = Command::new("cp").arg("-r").arg(tree).arg(&copy).status().unwrap();
+    assert!(copied.success(), "copying {}", tree.display());
+    let tree = copy.as_path();
     let pending: u64 = std::env::var("PATINA_EMBED_BENCH_CHUNKS").ok().and_then(|v| v.parse().ok()).unwrap_or(256);
     let started = Instant::now();
     let built = index::build_lexical(&dir, "big", tree, Some(models::MODEL_ID), &mut |_, _, _| {}).unwrap();
@@ -153,6 +159,26 @@ fn worker_at_scale(tree: &std::path::Path) {
     let run = Command::new(std::env::current_exe().unwrap()).env("PATINA_EMBED_BENCH_BACKFILL", &dir).output().unwrap();
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     print!("{}", String::from_utf8_lossy(&run.stdout));
+
+    // `repo update` after one edit: a new function at the end of the first source file.
+    let first = ignore::Walk::new(tree)
+        .flatten()
+        .map(|e| e.into_path())
+        .find(|p| p.extension().is_some_and(|x| x == "rs"))
+        .expect("a .rs file");
+    let mut text = std::fs::read_to_string(&first).unwrap();
+    text.push_str("\n/// Added by the bench.\npub fn added_by_the_bench() -> u32 {\n    1\n}\n");
+    std::fs::write(&first, text).unwrap();
+    let started = Instant::now();
+    let update = index::build_lexical(&dir, "big", tree, Some(models::MODEL_ID), &mut |_, _, _| {}).unwrap();
+    println!(
+        "update after one edit: {:.1} s, {} files changed, {} vectors published at once, {} pending",
+        started.elapsed().as_secs_f64(),
+        update.files_changed,
+        update.chunks_cached,
+        update.chunks_pending
+    );
+    assert!(update.chunks_pending <= 2, "checksum: the vectors were carried over");
 }
 
 /// The child of [`worker_at_scale`]: one backfill run with the real model.

@@ -319,6 +319,8 @@ pub fn build_lexical(
     let files = walk(root, &mut report);
     let mut chunks: Vec<StoredChunk> = Vec::new();
     let mut manifest: Vec<(String, FileEntry)> = Vec::new();
+    // `(id in the previous generation, id in this one)` of every chunk reused unchanged.
+    let mut moved: Vec<(u64, u64)> = Vec::new();
     let total = files.len() as u64;
     for (done, (rel, abs)) in files.into_iter().enumerate() {
         progress(Phase::Scan, done as u64, total);
@@ -333,8 +335,9 @@ pub fn build_lexical(
         let first_chunk = chunks.len() as u64;
         let reused = previous.as_ref().and_then(|prev| prev.file_chunks(&rel, &hash));
         let file_chunks: Vec<StoredChunk> = match reused {
-            Some(stored) => {
+            Some((old_first, stored)) => {
                 report.files_unchanged += 1;
+                moved.extend((0..stored.len() as u64).map(|i| (old_first + i, first_chunk + i)));
                 stored
             }
             None => {
@@ -428,7 +431,15 @@ pub fn build_lexical(
     let cache = match model_id {
         Some(model_id) => {
             let cache = VectorCache::open(repo_dir)?;
-            let set = publish_cached(&gen_dir, &cache, model_id, &chunks).map_err(|e| write_err(e.to_string()))?;
+            // The previous generation's vectors of this model, relabelled, instead of
+            // building the index again from the cache (≈ 16 s per 92k vectors here).
+            let reuse = previous.as_ref().and_then(|prev| {
+                let set = prev.vector_set.as_ref().filter(|s| s.model_id == model_id)?;
+                Some(Reuse { file: prev.dir.join(set.file.as_ref()?), bytes: set.bytes, old_chunks: prev.meta.chunks })
+            });
+            let set =
+                publish_cached(&gen_dir, &cache, model_id, &chunks, reuse.as_ref().map(|r| (r, moved.as_slice())))
+                    .map_err(|e| write_err(e.to_string()))?;
             report.chunks_cached = set.embedded;
             report.chunks_pending = set.chunks - set.embedded;
             Some((cache, model_id))
@@ -469,16 +480,34 @@ fn embedding_plan(report: &BuildReport) -> &'static str {
     }
 }
 
-/// Publishes the first vector set of a new generation: the vectors of `model_id` the
-/// cache has for its chunks (added in batches, so they are never all in memory twice).
+/// The previous generation's published vectors, to be relabelled for the new one.
+struct Reuse {
+    file: PathBuf,
+    bytes: u64,
+    old_chunks: u64,
+}
+
+/// Publishes the first vector set of a new generation: the previous generation's vectors
+/// of the unchanged chunks under their new ids (`reuse`, with `moved`: old id → new id),
+/// then the vectors of `model_id` the cache has for the other chunks (added in batches,
+/// so they are never all in memory twice).
 fn publish_cached(
     gen_dir: &Path,
     cache: &VectorCache,
     model_id: &str,
     chunks: &[StoredChunk],
+    reuse: Option<(&Reuse, &[(u64, u64)])>,
 ) -> Result<VectorSet, Box<dyn std::error::Error>> {
     let reader = cache.reader()?;
-    let mut builder = VectorBuilder::new(gen_dir)?;
+    let reused = reuse.and_then(|(r, moved)| {
+        let mut builder = VectorBuilder::load(&r.file, r.bytes).ok()?;
+        builder.relabel(moved, r.old_chunks).ok()?;
+        Some(builder)
+    });
+    let mut builder = match reused {
+        Some(builder) => builder,
+        None => VectorBuilder::new(gen_dir)?,
+    };
     let mut batch: Vec<(u64, Vec<f32>)> = Vec::with_capacity(PUBLISH_BATCH);
     let flush = |builder: &mut VectorBuilder, batch: &mut Vec<(u64, Vec<f32>)>| {
         let keyed: Vec<(u64, &[f32])> = batch.iter().map(|(id, v)| (*id, v.as_slice())).collect();
@@ -487,6 +516,9 @@ fn publish_cached(
         added
     };
     for (id, stored) in chunks.iter().enumerate() {
+        if builder.contains(id as u64) {
+            continue;
+        }
         if let Some(vector) = reader.get(&cache::key(model_id, &stored.hash))? {
             batch.push((id as u64, vector));
             if batch.len() == PUBLISH_BATCH {
@@ -680,17 +712,18 @@ impl Generation {
         Ok(out)
     }
 
-    /// The stored chunks of `path` if the file's hash is still `hash`.
-    fn file_chunks(&self, path: &str, hash: &[u8; 32]) -> Option<Vec<StoredChunk>> {
+    /// The stored chunks of `path` and the id of the first, if the file's hash is still `hash`.
+    fn file_chunks(&self, path: &str, hash: &[u8; 32]) -> Option<(u64, Vec<StoredChunk>)> {
         let txn = self.db.begin_read().ok()?;
         let entry: FileEntry = decode(txn.open_table(FILES).ok()?.get(path).ok()??.value()).ok()?;
         if entry.hash != *hash {
             return None;
         }
         let table = txn.open_table(CHUNKS).ok()?;
-        (entry.first_chunk..entry.first_chunk + u64::from(entry.n_chunks))
+        let chunks = (entry.first_chunk..entry.first_chunk + u64::from(entry.n_chunks))
             .map(|id| decode(table.get(id).ok()??.value()).ok())
-            .collect()
+            .collect::<Option<Vec<StoredChunk>>>()?;
+        Some((entry.first_chunk, chunks))
     }
 
     fn file_paths(&self) -> Vec<String> {
@@ -994,6 +1027,48 @@ mod tests {
         let vector = HashEmbedder.embed(&[&embed_input(&top.chunk)]).unwrap();
         let near = generation.semantic(&vector[0], 1).unwrap().unwrap();
         assert_eq!(near[0].0, hits[0].0);
+    }
+
+    /// Every chunk's published vector, by id.
+    fn all_vectors(dir: &Path) -> Vec<Option<Vec<f32>>> {
+        let generation = open(dir, "demo").unwrap();
+        (0..generation.meta.chunks).map(|id| generation.vector(id).unwrap()).collect()
+    }
+
+    #[test]
+    fn an_update_relabels_the_previous_vectors_to_the_new_chunk_ids() {
+        let item = |name: &str| format!("/// Does {name}.\npub fn {name}() -> u32 {{\n    7\n}}\n\n");
+        let text = |names: &[&str]| names.iter().map(|n| item(n)).collect::<String>();
+        let src = repo(&[
+            ("a.rs", &text(&["alpha_one", "alpha_two"])),
+            ("b.rs", &text(&["beta_one", "beta_two", "beta_three"])),
+            ("c.rs", &text(&["gamma_one", "gamma_two"])),
+            ("d.rs", &text(&["delta_one"])),
+        ]);
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("demo");
+        build(&dir, "demo", src.path(), Some(&mut HashEmbedder), &mut quiet()).unwrap();
+
+        // b.rs shrinks (ids after it shift), c.rs goes, e.rs comes.
+        std::fs::write(src.path().join("b.rs"), text(&["beta_one"])).unwrap();
+        std::fs::remove_file(src.path().join("c.rs")).unwrap();
+        std::fs::write(src.path().join("e.rs"), text(&["epsilon_one"])).unwrap();
+        let update = build(&dir, "demo", src.path(), Some(&mut HashEmbedder), &mut quiet()).unwrap();
+        assert_eq!(update.chunks_embedded + update.chunks_cached, update.chunks, "{update:?}");
+        assert!(update.chunks_embedded >= 1 && update.chunks_cached >= 3, "{update:?}");
+
+        let fresh_home = tempfile::tempdir().unwrap();
+        let fresh = fresh_home.path().join("demo");
+        build(&fresh, "demo", src.path(), Some(&mut HashEmbedder), &mut quiet()).unwrap();
+        let (updated, rebuilt) = (all_vectors(&dir), all_vectors(&fresh));
+        assert_eq!(updated, rebuilt);
+        assert!(updated.iter().all(Option::is_some));
+        let generation = open(&dir, "demo").unwrap();
+        assert_eq!(generation.coverage().unwrap().embedded, generation.meta.chunks);
+        // A removed chunk's vector is gone: searching with it finds only live chunks.
+        let gone = HashEmbedder.embed(&[&format!("c.rs\n{}", item("gamma_one").trim_end())]).unwrap();
+        let hits = generation.semantic(&gone[0], 50).unwrap().unwrap();
+        assert_eq!(hits.len() as u64, generation.meta.chunks, "{hits:?}");
     }
 
     #[test]

@@ -126,6 +126,33 @@ impl VectorBuilder {
         }
     }
 
+    /// Relabels a loaded index for a new generation: keeps the vectors of the old keys in
+    /// `moved` (`(old key, new key)`) under their new keys and removes every other key
+    /// below `old_len`. Removed entries stay in the graph as tombstones (search skips them,
+    /// later adds reuse their slots). Returns how many vectors were kept.
+    pub fn relabel(&mut self, moved: &[(u64, u64)], old_len: u64) -> Result<usize, VectorError> {
+        // New keys may collide with old keys not renamed yet: rename through a namespace
+        // no chunk id reaches.
+        const STAGED: u64 = 1 << 62;
+        fn err(e: impl std::fmt::Display) -> VectorError {
+            VectorError::Usearch { path: "(relabelling)".into(), detail: e.to_string() }
+        }
+        let kept: std::collections::HashSet<u64> =
+            moved.iter().map(|&(old, _)| old).filter(|&old| self.index.contains(old)).collect();
+        for key in 0..old_len {
+            if !kept.contains(&key) && self.index.contains(key) {
+                self.index.remove(key).map_err(err)?;
+            }
+        }
+        for &(old, new) in moved.iter().filter(|(old, _)| kept.contains(old)) {
+            self.index.rename(old, new | STAGED).map_err(err)?;
+        }
+        for &(_, new) in moved.iter().filter(|(old, _)| kept.contains(old)) {
+            self.index.rename(new | STAGED, new).map_err(err)?;
+        }
+        Ok(kept.len())
+    }
+
     /// Saves the index to `path`, synced; returns the file's length.
     pub fn save(&self, path: &Path) -> Result<u64, VectorError> {
         let path_str = path.to_str().ok_or_else(|| VectorError::Usearch {
