@@ -334,9 +334,16 @@ impl Run {
 
         // The in-memory index: the published file when it holds this model's vectors
         // (else start over: never extend another model's set), plus what the cache has.
-        let mut vectors = match (&published.file, published.model_id == self.model_id) {
-            (Some(file), true) => VectorBuilder::load(&dir.join(file), published.bytes).map_err(|e| write_err(&e))?,
-            _ => VectorBuilder::new(dir).map_err(|e| write_err(&e))?,
+        // A published file that does not load is rebuilt from the cache, which holds every
+        // vector it had.
+        let loaded = match (&published.file, published.model_id == self.model_id) {
+            (Some(file), true) => VectorBuilder::load(&dir.join(file), published.bytes).ok(),
+            _ => None,
+        };
+        let rebuilt = loaded.is_none() && published.file.is_some();
+        let mut vectors = match loaded {
+            Some(vectors) => vectors,
+            None => VectorBuilder::new(dir).map_err(|e| write_err(&e))?,
         };
         let chunk_keys = generation.chunk_hashes()?;
         let total = chunk_keys.len() as u64;
@@ -378,7 +385,10 @@ impl Run {
         // Publish at once what a killed run embedded, or a set re-targeted to this model.
         let mut publisher =
             Publisher { dir, model_id: &self.model_id, total, published, last: Instant::now(), took: Duration::ZERO };
-        if vectors.len() as u64 != publisher.published.embedded || publisher.published.model_id != self.model_id {
+        if rebuilt
+            || vectors.len() as u64 != publisher.published.embedded
+            || publisher.published.model_id != self.model_id
+        {
             publisher.publish(&vectors).map_err(|e| write_err(&e))?;
         }
 
@@ -582,6 +592,23 @@ mod tests {
         assert!(!rebuilt.up_to_date, "another model's set is not up to date");
         assert_eq!((rebuilt.chunks_cached, rebuilt.chunks_pending), (10, 0));
         assert_eq!(published(&dir), hash_vectors);
+    }
+
+    #[test]
+    fn a_damaged_vector_file_is_rebuilt_from_the_cache_without_embedding() {
+        let src = repo(6);
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("r");
+        index::build(&dir, "r", src.path(), Some(&mut Other { inputs: 0 }), &mut quiet()).unwrap();
+        let before = published(&dir);
+        let (_, gen_dir) = index::current_generation(&dir).unwrap();
+        let set = vector_set::read(&gen_dir).unwrap().unwrap();
+        std::fs::write(gen_dir.join(set.file.as_ref().unwrap()), b"garbage").unwrap();
+        assert!(index::open(&dir, "r").is_err(), "the damage shows");
+        let mut embedder = Other { inputs: 0 };
+        let report = run(&dir, &mut embedder, &small_steps(), &mut |_| {}, &|| false).unwrap();
+        assert_eq!((report.outcome, report.embedded_now, embedder.inputs), (Outcome::Complete, 0, 0));
+        assert_eq!(published(&dir), before);
     }
 
     #[test]
