@@ -163,9 +163,10 @@ pub struct RepoArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum RepoCommand {
-    /// Register a repository directory (or an already registered node, by id) and index it:
-    /// lexical search works when this returns; the chunks not embedded yet are embedded by a
-    /// background worker (`repo list` shows its progress) unless --wait
+    /// Register a repository directory (or an already registered node, by id) and index it
+    ///
+    /// Lexical search works when this returns; the chunks not embedded yet are embedded by a
+    /// background worker (`patina repo list` shows its progress), or here with --wait.
     Add {
         /// The repository's directory, or the id of a registered node that has a path
         path: String,
@@ -185,8 +186,10 @@ pub enum RepoCommand {
         #[arg(long, conflicts_with = "lexical_only")]
         wait: bool,
     },
-    /// Re-index repos: only new or changed files are chunked, only chunks without a vector
-    /// embedded (in the background unless --wait)
+    /// Re-index repos: only new or changed files are chunked, only chunks without a vector embedded
+    ///
+    /// Lexical search sees the new index when this returns; the chunks without a vector are
+    /// embedded by the background worker, or here with --wait.
     Update {
         /// Repo ids or aliases
         #[arg(required_unless_present = "all")]
@@ -201,8 +204,9 @@ pub enum RepoCommand {
         #[arg(long, conflicts_with = "lexical_only")]
         wait: bool,
     },
-    /// Embed the chunks of indexed repos that have no vector yet: start (or resume) the
-    /// background worker, or with --wait embed here
+    /// Embed the chunks that have no vector yet: start or resume the background worker (--wait: here)
+    ///
+    /// Resumes a repo whose worker was killed or failed, or whose vectors are of another model.
     Embed {
         /// Repo ids or aliases
         #[arg(required_unless_present_any = ["all", "worker"])]
