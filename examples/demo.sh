@@ -51,8 +51,13 @@ if ! "$patina" models status >/dev/null 2>&1; then
     fi
 fi
 for repo in atlas ecsdemo vectorlite quickparse; do
-    run repo add "$repo" "${index_flags[@]}"     # registered nodes, indexed from their paths
+    # Registered nodes, indexed from their paths: lexical search is live when this returns,
+    # and a background worker embeds the chunks (`repo add --wait` would embed them here).
+    run repo add "$repo" "${index_flags[@]}"
 done
+if [ ${#index_flags[@]} -eq 0 ]; then
+    run repo embed --all --wait                   # wait for the background worker, so what follows is the same on every run
+fi
 run repo update ecsdemo "${index_flags[@]}"       # nothing changed: nothing re-read into chunks or embedded
 run repo list
 # Routed search from atlas: the graph picks the repos, every result says why.

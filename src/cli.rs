@@ -164,6 +164,9 @@ pub struct RepoArgs {
 #[derive(Debug, Subcommand)]
 pub enum RepoCommand {
     /// Register a repository directory (or an already registered node, by id) and index it
+    ///
+    /// Lexical search works when this returns; the chunks not embedded yet are embedded by a
+    /// background worker (`patina repo list` shows its progress), or here with --wait.
     Add {
         /// The repository's directory, or the id of a registered node that has a path
         path: String,
@@ -179,8 +182,14 @@ pub enum RepoCommand {
         /// Index for lexical search only (skip embeddings)
         #[arg(long)]
         lexical_only: bool,
+        /// Embed every chunk before returning, with a progress bar (for scripts and CI)
+        #[arg(long, conflicts_with = "lexical_only")]
+        wait: bool,
     },
-    /// Re-index repos: only new or changed files are chunked and embedded
+    /// Re-index repos: only new or changed files are chunked, only chunks without a vector embedded
+    ///
+    /// Lexical search sees the new index when this returns; the chunks without a vector are
+    /// embedded by the background worker, or here with --wait.
     Update {
         /// Repo ids or aliases
         #[arg(required_unless_present = "all")]
@@ -191,8 +200,28 @@ pub enum RepoCommand {
         /// Index for lexical search only (skip embeddings)
         #[arg(long)]
         lexical_only: bool,
+        /// Embed every chunk before returning, with a progress bar (for scripts and CI)
+        #[arg(long, conflicts_with = "lexical_only")]
+        wait: bool,
     },
-    /// Registered repos and the state of their indexes
+    /// Embed the chunks that have no vector yet: start or resume the background worker (--wait: here)
+    ///
+    /// Resumes a repo whose worker was killed or failed, or whose vectors are of another model.
+    Embed {
+        /// Repo ids or aliases
+        #[arg(required_unless_present_any = ["all", "worker"])]
+        ids: Vec<String>,
+        /// Every repo with chunks to embed
+        #[arg(long, conflicts_with = "ids")]
+        all: bool,
+        /// Embed here, with a progress bar, and return when done
+        #[arg(long)]
+        wait: bool,
+        /// Run as the background worker (started by patina itself)
+        #[arg(long, hide = true, conflicts_with_all = ["ids", "all", "wait"])]
+        worker: bool,
+    },
+    /// Registered repos and the state of their indexes (and of their embedding)
     List,
     /// Unregister a repo (a node-removed event) and delete its index
     Rm { id: String },

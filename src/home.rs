@@ -7,6 +7,7 @@
 //!   repos/<id>/           one search index per repository (derived, rebuildable)
 //!   models/               the embedding model and ONNX Runtime (unless $PATINA_MODELS)
 //!   scry.redb             query ids → results, for `scry --detail` (not in the event log)
+//!   embed/                the background embedding worker's locks and log (`worker`)
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -68,6 +69,12 @@ impl PatinaHome {
 
     pub fn models_dir(&self) -> PathBuf {
         self.root.join("models")
+    }
+
+    /// The background embedding worker's locks and log (apart from `repos/`, whose
+    /// listing the daemon watches).
+    pub fn embed_dir(&self) -> PathBuf {
+        self.root.join("embed")
     }
 
     pub fn scry_path(&self) -> PathBuf {

@@ -29,5 +29,6 @@ pub mod store;
 #[cfg(test)]
 mod testing;
 pub mod watch;
+pub mod worker;
 
 pub use error::{Error, Result};

@@ -1,8 +1,11 @@
 //! Repositories as library operations: register (a `NodeRegistered` event) and index,
-//! re-index, list, remove. The CLI's `patina repo …` and later the MCP server call these.
+//! re-index, embed, list, remove. The CLI's `patina repo …` and later the MCP server call
+//! these.
 //!
 //! Invariant: only [`register`] and [`remove`] write to the mother event log; indexing
-//! writes only under `$PATINA_HOME/repos/<id>/`, which is derived state.
+//! and embedding write only under `$PATINA_HOME/repos/<id>/`, which is derived state.
+//! Invariant: [`remove`] first renames the index directory out of the way (one atomic
+//! step), so an embedder still running on it finds it gone and stops; nothing recreates it.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,6 +17,7 @@ use crate::event::{Event, NodeKind, NodeRegistered, NodeRemoved, Source};
 use crate::home::PatinaHome;
 use crate::home::expand_home;
 use crate::registry::validate_id;
+use crate::search::backfill;
 use crate::search::embed::Embedder;
 use crate::search::index::{self, BuildReport, IndexMeta, Progress};
 
@@ -111,15 +115,28 @@ pub fn node_root(node: &NodeRegistered) -> Result<PathBuf, InvalidInput> {
     }
 }
 
-/// Builds (or incrementally rebuilds) the index of a registered node.
+/// Builds (or incrementally rebuilds) the index of a registered node and makes it live:
+/// the lexical part, and for `model_id` the vectors the cache has. The chunks left without
+/// a vector (`chunks_pending`) are for [`embed`] or the background worker.
 pub fn index(
     home: &PatinaHome,
     node: &NodeRegistered,
-    embedder: Option<&mut dyn Embedder>,
+    model_id: Option<&str>,
     progress: Progress<'_>,
 ) -> Result<BuildReport, RepoError> {
     let root = node_root(node)?;
-    Ok(index::build(&home.repo_dir(&node.id), &node.id, &root, embedder, progress)?)
+    Ok(index::build_lexical(&home.repo_dir(&node.id), &node.id, &root, model_id, progress)?)
+}
+
+/// Embeds the pending chunks of a repo's live index in this process (returns
+/// [`backfill::Outcome::Busy`] at once when another process embeds it).
+pub fn embed(
+    home: &PatinaHome,
+    id: &str,
+    embedder: &mut dyn Embedder,
+    on_step: &mut dyn FnMut(&backfill::Progress),
+) -> Result<backfill::Report, RepoError> {
+    Ok(backfill::run(&home.repo_dir(id), embedder, &backfill::Config::default(), on_step, &|| false)?)
 }
 
 /// Resolves a repo given by id or alias.
@@ -138,8 +155,10 @@ pub fn remove(log: &EventLog<'_>, home: &PatinaHome, given: &str) -> Result<Stri
     )])?;
     let dir = home.repo_dir(&id);
     if dir.exists() {
-        std::fs::remove_dir_all(&dir)
-            .map_err(|e| InvalidInput::Other(format!("{}: could not remove the index: {e}", dir.display())))?;
+        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let doomed = home.repos_dir().join(format!(".removing-{name}-{}", std::process::id()));
+        let removed = std::fs::rename(&dir, &doomed).and_then(|()| std::fs::remove_dir_all(&doomed));
+        removed.map_err(|e| InvalidInput::Other(format!("{}: could not remove the index: {e}", dir.display())))?;
     }
     Ok(id)
 }
@@ -159,6 +178,29 @@ pub struct RepoStatus {
     pub model_id: Option<String>,
     pub index_bytes: Option<u64>,
     pub indexed_at_ms: Option<i64>,
+    pub error: Option<String>,
+    /// The semantic channel's coverage and its embedder; `None` when lexical only or not
+    /// indexed.
+    pub embedding: Option<Embedding>,
+}
+
+/// How far the embedding of a repo's live index is.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Embedding {
+    pub model_id: String,
+    /// Chunks with a published vector (what `scry` searches by meaning).
+    pub embedded: u64,
+    pub chunks: u64,
+    /// `done`, `embedding`, `queued` (a worker will reach it), `stalled` (nothing embeds
+    /// it: `patina repo embed ID` resumes) or `failed` (see `error`).
+    pub state: backfill::State,
+    /// The embedder's pid while one runs.
+    pub pid: Option<u32>,
+    /// Chunks with a vector in the cache (ahead of `embedded` until the next publication).
+    pub done: Option<u64>,
+    pub chunks_per_s: Option<f64>,
+    /// Seconds left at the current rate.
+    pub eta_s: Option<u64>,
     pub error: Option<String>,
 }
 
@@ -182,6 +224,7 @@ fn status(home: &PatinaHome, node: &NodeRegistered) -> RepoStatus {
         index_bytes: None,
         indexed_at_ms: None,
         error: None,
+        embedding: None,
     };
     match index::open_chunks(&dir, &node.id) {
         Ok(generation) => {
@@ -189,7 +232,25 @@ fn status(home: &PatinaHome, node: &NodeRegistered) -> RepoStatus {
             status.state = "indexed";
             status.files = Some(meta.files);
             status.chunks = Some(meta.chunks);
-            status.model_id = meta.model_id.clone();
+            if let Some(set) = &generation.vector_set {
+                status.model_id = Some(set.model_id.clone());
+                let now = backfill::status(&dir, &meta.generation, set, crate::worker::is_active(home));
+                let running = now.progress.as_ref().filter(|_| now.state == backfill::State::Embedding);
+                let rate = running.map(|p| p.chunks_per_s).filter(|r| *r > 0.0);
+                let done = now.progress.as_ref().map(|p| p.done.max(set.embedded));
+                status.embedding = Some(Embedding {
+                    model_id: set.model_id.clone(),
+                    embedded: set.embedded,
+                    chunks: set.chunks,
+                    state: now.state,
+                    pid: now.pid,
+                    done,
+                    chunks_per_s: rate,
+                    eta_s: rate
+                        .map(|r| (set.chunks.saturating_sub(done.unwrap_or(set.embedded)) as f64 / r).ceil() as u64),
+                    error: now.error,
+                });
+            }
             status.index_bytes = Some(index::dir_size(&dir.join(&meta.generation)));
             status.indexed_at_ms = Some(meta.built_ms);
         }

@@ -252,7 +252,7 @@ fn scores_compare_across_repos_so_a_weak_best_hit_does_not_tie_a_strong_one() {
         std::fs::write(path, text).unwrap();
     }
     for repo in ["gamma", "beta"] {
-        let mut cmd = home.cmd(&["repo", "add", trees.join(repo).to_str().unwrap()]);
+        let mut cmd = home.cmd(&["repo", "add", trees.join(repo).to_str().unwrap(), "--wait"]);
         models_env(&mut cmd);
         let out = cmd.output().unwrap();
         assert!(out.status.success(), "{}", util::stderr(&out));

@@ -97,10 +97,11 @@ fn identifier_query_finds_by_lexical_channel_and_paraphrase_only_by_semantic() {
     let Some(models) = models_dir() else { return };
     let home = ModelHome::new(models);
     home.ok(&["mother", "sync", "--registry", &example_registry()]);
-    let added = home.json(&["repo", "add", "vectorlite"]); // a registered node, by id
+    let added = home.json(&["repo", "add", "vectorlite", "--wait"]); // a registered node, by id
     assert_eq!(added["index"]["model_id"], "all-MiniLM-L6-v2-int8");
+    assert_eq!(added["index"]["embedding"], "complete");
     assert!(added["index"]["chunks"].as_u64().unwrap() >= 10);
-    home.ok(&["repo", "add", "ecsdemo"]);
+    home.ok(&["repo", "add", "ecsdemo", "--wait"]);
 
     // An identifier: the lexical channel puts the function first.
     let result = home.json(&["scry", "cosine_similarity", "--repo", "vectorlite"]);
@@ -144,6 +145,9 @@ fn without_the_model_scry_is_lexical_and_says_so_once() {
     };
     let (_, err) = run(&["repo", "add", &example_repo("quickparse"), "--json"]);
     assert_eq!(err.matches("run `patina models fetch`").count(), 1, "{err}");
+    assert!(!home.path().join("embed").exists(), "no worker is started without a model");
+    let (list, _) = run(&["repo", "list", "--json"]);
+    assert_eq!(serde_json::from_str::<Value>(&list).unwrap()[0]["embedding"], Value::Null);
     let (out, err) = run(&["scry", "many0", "--repo", "quickparse", "--json"]);
     assert_eq!(err.lines().count(), 1, "one clear message: {err}");
     assert!(err.contains("semantic search is off") && err.contains("lexical only"), "{err}");
@@ -177,7 +181,7 @@ fn repo_update_reembeds_only_changed_files() {
     let home = ModelHome::new(models);
     let repo = home.home.path().join("src-ecs");
     copy_dir(Path::new(&example_repo("ecsdemo")), &repo);
-    let first = home.json(&["repo", "add", repo.to_str().unwrap(), "--id", "ecs", "--kind", "reference"]);
+    let first = home.json(&["repo", "add", repo.to_str().unwrap(), "--id", "ecs", "--kind", "reference", "--wait"]);
     let chunks = first["index"]["chunks"].as_u64().unwrap();
     assert_eq!(first["index"]["chunks_embedded"].as_u64().unwrap(), chunks);
 
@@ -185,7 +189,7 @@ fn repo_update_reembeds_only_changed_files() {
     let text = std::fs::read_to_string(&system).unwrap();
     std::fs::write(&system, text.replace("Runs every system once", "Runs each system exactly once")).unwrap();
     std::fs::remove_file(repo.join("src/query.rs")).unwrap();
-    let update = home.json(&["repo", "update", "ecs"]);
+    let update = home.json(&["repo", "update", "ecs", "--wait"]);
     let report = &update[0];
     assert_eq!(report["files_changed"], 1);
     assert_eq!(report["files_removed"], 1);
@@ -196,6 +200,8 @@ fn repo_update_reembeds_only_changed_files() {
     assert_eq!(list[0]["id"], "ecs");
     assert_eq!(list[0]["state"], "indexed");
     assert_eq!(list[0]["model_id"], "all-MiniLM-L6-v2-int8");
+    assert_eq!(list[0]["embedding"]["state"], "done");
+    assert_eq!(list[0]["embedding"]["embedded"], list[0]["chunks"]);
 
     // rm: a node-removed event and no index left.
     home.ok(&["repo", "rm", "ecs"]);
@@ -336,48 +342,239 @@ fn scry_defaults_to_the_repo_containing_the_current_dir() {
     assert!(stderr(&out).contains("not inside a registered repo"), "{}", stderr(&out));
 }
 
-#[test]
-fn a_killed_build_keeps_the_old_index_and_a_rerun_completes() {
-    let Some(models) = models_dir() else { return };
-    let home = ModelHome::new(models);
-    // Enough distinct functions that embedding takes a few seconds.
-    let repo = home.home.path().join("many");
-    std::fs::create_dir_all(&repo).unwrap();
+/// A directory of `files` × 40 distinct documented functions (one chunk each), each doc
+/// comment `doc_lines` lines long (longer chunks take longer to embed).
+fn many_functions(dir: &Path, files: usize, doc_lines: usize) {
+    std::fs::create_dir_all(dir).unwrap();
     let words = ["parse", "render", "store", "fetch", "merge", "split", "count", "sort", "hash", "scan"];
     let things = ["token", "frame", "record", "packet", "matrix", "graph", "buffer", "string", "vector", "tree"];
-    for (f, a) in words.iter().enumerate() {
+    for (f, a) in words.iter().take(files).enumerate() {
         let mut text = String::new();
         for b in things {
             for c in 0..4 {
+                for line in 0..doc_lines {
+                    text.push_str(&format!(
+                        "/// {a}s a {b} in pass {c} (note {line}) and reports how many bytes of the {b} were {a}ed.\n"
+                    ));
+                }
                 text.push_str(&format!(
-                    "/// {a}s a {b} in pass {c} and reports how many bytes of the {b} were {a}ed.\npub fn {a}_{b}_{c}(input: &[u8]) -> usize {{\n    input.len() * {c} + {f}\n}}\n\n"
+                    "pub fn {a}_{b}_{c}(input: &[u8]) -> usize {{\n    input.len() * {c} + {f}\n}}\n\n"
                 ));
             }
         }
-        std::fs::write(repo.join(format!("{a}.rs")), text).unwrap();
+        std::fs::write(dir.join(format!("{a}.rs")), text).unwrap();
     }
-    home.ok(&["repo", "add", repo.to_str().unwrap(), "--lexical-only"]);
-    let mut child = home.cmd(&["repo", "update", "many"]).spawn().unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let _ = child.kill();
-    let _ = child.wait();
-    // The previous (lexical) generation still answers.
+}
+
+/// `repo list --json`'s entry for `id`.
+fn listed(home: &ModelHome, id: &str) -> Value {
+    let list = home.json(&["repo", "list"]);
+    list.as_array().unwrap().iter().find(|r| r["id"] == id).cloned().unwrap_or_else(|| panic!("{id} listed: {list:#}"))
+}
+
+/// Polls `repo list` until `done(entry)` holds, for at most `secs` seconds.
+fn wait_until(home: &ModelHome, id: &str, secs: u64, done: impl Fn(&Value) -> bool) -> Value {
+    let started = std::time::Instant::now();
+    loop {
+        let entry = listed(home, id);
+        if done(&entry) {
+            return entry;
+        }
+        let log = std::fs::read_to_string(home.home.path().join("embed/worker.log")).unwrap_or_default();
+        assert!(started.elapsed().as_secs() < secs, "{id} after {secs} s: {entry:#}\nworker log:\n{log}");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+}
+
+fn pid_alive(pid: u64) -> bool {
+    // A zombie (exited, not yet reaped by whoever adopted it) is not alive.
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| stat.rsplit(')').next().is_some_and(|rest| !rest.trim_start().starts_with('Z')))
+}
+
+/// Issue 16.3: `repo add` returns with lexical search live; the background worker embeds
+/// the rest; scry says how much is covered until all is, then finds by meaning.
+#[test]
+fn repo_add_returns_at_once_and_the_background_worker_completes_the_semantic_channel() {
+    let Some(models) = models_dir() else { return };
+    let home = ModelHome::new(models);
+    let repo = home.home.path().join("bg");
+    many_functions(&repo, 3, 1);
+    let added = home.json(&["repo", "add", repo.to_str().unwrap()]);
+    let index = &added["index"];
+    let chunks = index["chunks"].as_u64().unwrap();
+    assert_eq!(chunks, 120);
+    assert_eq!((index["chunks_pending"].as_u64(), index["embedding"].as_str()), (Some(chunks), Some("background")));
+
+    // Lexical search is live at once; the semantic channel covers what is embedded so far.
+    let result = home.json(&["scry", "store_graph_2", "--repo", "bg"]);
+    assert_eq!(result["hits"][0]["symbol"], "store_graph_2");
+    let covered = &result["coverage"][0];
+    assert_eq!((covered["repo"].as_str(), covered["chunks"].as_u64()), (Some("bg"), Some(chunks)));
+    if covered["embedded"].as_u64().unwrap() < chunks {
+        let warned = result["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("semantic search covers part"));
+        assert!(warned, "{result:#}");
+        let out = home.cmd(&["scry", "store_graph_2", "--repo", "bg"]).output().unwrap();
+        assert!(stderr(&out).contains("of 120 chunks"), "a notice line in the text output: {}", stderr(&out));
+    }
+
+    let entry = wait_until(&home, "bg", 300, |e| e["embedding"]["state"] == "done");
+    assert_eq!(entry["embedding"]["embedded"], chunks);
+    let result = home.json(&["scry", "combine two sorted lists into one", "--repo", "bg"]);
+    assert_eq!(result["coverage"][0]["embedded"], chunks);
+    assert_eq!(result["coverage"][0]["state"], "done");
+    assert!(result["warnings"].as_array().unwrap().is_empty(), "{result:#}");
+    assert!(result["hits"].as_array().unwrap().iter().any(|h| h["semantic"].is_object()), "{result:#}");
+    let text = home.ok(&["repo", "list"]);
+    assert!(text.contains(&format!("{chunks}/{chunks} embedded")), "{text}");
+}
+
+/// Kill the worker mid-way: what it committed is kept, `repo embed` resumes from the
+/// cache, and the vectors equal those of a foreground build.
+#[test]
+fn a_killed_worker_is_stalled_and_resumes_with_the_vectors_of_a_foreground_build() {
+    let Some(models) = models_dir() else { return };
+    let home = ModelHome::new(models);
+    let repo = home.home.path().join("many");
+    many_functions(&repo, 5, 6);
+    home.ok(&["repo", "add", repo.to_str().unwrap()]);
+    let running = wait_until(&home, "many", 300, |e| {
+        e["embedding"]["state"] == "embedding" && e["embedding"]["done"].as_u64().is_some_and(|d| d >= 32)
+    });
+    let pid = running["embedding"]["pid"].as_u64().expect("the worker's pid");
+    let progress: Value =
+        serde_json::from_slice(&std::fs::read(home.home.path().join("repos/many/embed.json")).unwrap()).unwrap();
+    let committed = progress["done"].as_u64().unwrap();
+    // SAFETY: kill(2) on the worker's pid, read from its lock while it holds it.
+    assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGKILL) }, 0);
+    while pid_alive(pid) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // The kernel drops the lock when the last thread of the killed worker is gone.
+    let stalled = wait_until(&home, "many", 10, |e| e["embedding"]["state"] != "embedding");
+    assert_eq!(stalled["embedding"]["state"], "stalled", "{stalled:#}");
+    if stalled["embedding"]["embedded"].as_u64().unwrap() < 200 {
+        let text = home.ok(&["repo", "list"]);
+        assert!(text.contains("stalled: `patina repo embed many` resumes"), "{text}");
+    }
+    // Lexical search still answers, and the chunks embedded before the kill are searchable.
     let result = home.json(&["scry", "merge_graph_2", "--repo", "many"]);
     assert_eq!(result["hits"][0]["symbol"], "merge_graph_2");
-    // A rerun completes; whatever was embedded before the kill comes from the cache.
-    let report = &home.json(&["repo", "update", "many"])[0];
-    assert_eq!(report["chunks"], 400);
+
+    home.ok(&["repo", "embed", "many"]);
+    let done = wait_until(&home, "many", 300, |e| e["embedding"]["state"] == "done");
+    assert_eq!(done["embedding"]["embedded"], 200);
+    let progress: Value =
+        serde_json::from_slice(&std::fs::read(home.home.path().join("repos/many/embed.json")).unwrap()).unwrap();
+    let resumed = progress["embedded_now"].as_u64().unwrap();
+    assert!(resumed <= 200 - committed, "the resumed run re-embedded committed chunks: {resumed} + {committed}");
+
+    let foreground = ModelHome::new(models);
+    let report = foreground.json(&["repo", "add", repo.to_str().unwrap(), "--wait"]);
     assert_eq!(
-        report["chunks_embedded"].as_u64().unwrap() + report["chunks_cached"].as_u64().unwrap(),
-        400,
-        "{report:#}"
+        (report["index"]["chunks_embedded"].as_u64(), report["index"]["chunks_pending"].as_u64()),
+        (Some(200), Some(0))
     );
-    let gens = std::fs::read_dir(home.home.path().join("repos/many"))
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with("gen-"))
-        .count();
-    assert_eq!(gens, 1, "half-written generations are cleaned up");
-    let result = home.json(&["scry", "merge_graph_2", "--repo", "many"]);
-    assert_eq!(result["channels"], "fused");
+    let open = |home: &ModelHome| {
+        patina::search::index::open(&home.home.path().join("repos/many"), "many").expect("the index opens")
+    };
+    let (background, foreground) = (open(&home), open(&foreground));
+    for id in 0..200 {
+        let a = background.vector(id).unwrap().expect("every chunk has a vector");
+        let b = foreground.vector(id).unwrap().expect("every chunk has a vector");
+        let cosine: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+        // Batches differ (padding, order): the same vector up to float rounding.
+        assert!(cosine > 0.9999, "chunk {id}: cosine {cosine}");
+    }
+}
+
+/// `repo rm` while the worker embeds: the worker stops, nothing comes back.
+#[test]
+fn removing_a_repo_while_it_embeds_stops_its_worker_cleanly() {
+    let Some(models) = models_dir() else { return };
+    let home = ModelHome::new(models);
+    let repo = home.home.path().join("doomed");
+    many_functions(&repo, 5, 6);
+    home.ok(&["repo", "add", repo.to_str().unwrap()]);
+    let running =
+        wait_until(&home, "doomed", 300, |e| e["embedding"]["state"] == "embedding" && e["embedding"]["pid"].is_u64());
+    let pid = running["embedding"]["pid"].as_u64().unwrap();
+    home.ok(&["repo", "rm", "doomed"]);
+    let started = std::time::Instant::now();
+    while pid_alive(pid) {
+        assert!(started.elapsed().as_secs() < 60, "the worker still runs a minute after `repo rm`");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(!home.home.path().join("repos/doomed").exists());
+    let leftovers: Vec<_> =
+        std::fs::read_dir(home.home.path().join("repos")).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    let log = std::fs::read_to_string(home.home.path().join("embed/worker.log")).unwrap();
+    assert!(log.contains("doomed: Gone") && log.contains("nothing left to embed"), "{log}");
+}
+
+/// Two `repo update`s at once: one build waits for the other, one worker embeds.
+#[test]
+fn racing_updates_start_one_worker() {
+    let Some(models) = models_dir() else { return };
+    let home = ModelHome::new(models);
+    let repo = home.home.path().join("racy");
+    many_functions(&repo, 2, 1);
+    home.ok(&["repo", "add", repo.to_str().unwrap(), "--lexical-only"]);
+    let updates: Vec<_> = (0..2).map(|_| home.cmd(&["repo", "update", "racy", "--json"]).spawn().unwrap()).collect();
+    for mut update in updates {
+        assert!(update.wait().unwrap().success());
+    }
+    wait_until(&home, "racy", 300, |e| e["embedding"]["state"] == "done");
+    // Let a queued worker, if any, find nothing and exit.
+    let started = std::time::Instant::now();
+    let log_path = home.home.path().join("embed/worker.log");
+    let log = loop {
+        let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+        let (starts, exits) = (log.matches(": started").count(), log.matches("exiting").count());
+        if starts == exits || started.elapsed().as_secs() > 60 {
+            break log;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert_eq!(log.matches("racy: embedding").count(), 1, "{log}");
+}
+
+/// The model's files are there at `repo add` but do not load in the worker: the repo's
+/// embedding says it failed and why; lexical search stays live.
+#[test]
+fn a_model_that_does_not_load_leaves_lexical_search_and_says_why() {
+    let home = Home::new();
+    let broken = home.path().join("broken-models");
+    std::fs::create_dir_all(&broken).unwrap();
+    // The right sizes (what `locate` checks), the wrong bytes.
+    for (name, size) in
+        [("libonnxruntime.so.1.31.1", 29_352_200), ("model.onnx", 22_928_619), ("tokenizer.json", 466_247)]
+    {
+        std::fs::File::create(broken.join(name)).unwrap().set_len(size).unwrap();
+    }
+    let run = |args: &[&str]| {
+        let out = home.cmd(args).env("PATINA_MODELS", &broken).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    run(&["repo", "add", &example_repo("quickparse")]);
+    let started = std::time::Instant::now();
+    let entry = loop {
+        let list: Value = serde_json::from_str(&run(&["repo", "list", "--json"])).unwrap();
+        if list[0]["embedding"]["state"] == "failed" {
+            break list[0].clone();
+        }
+        assert!(started.elapsed().as_secs() < 60, "{list:#}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert!(entry["embedding"]["error"].as_str().unwrap().contains("ONNX Runtime"), "{entry:#}");
+    assert!(run(&["repo", "list"]).contains("failed: "));
+    let result: Value = serde_json::from_str(&run(&["scry", "many0", "--repo", "quickparse", "--json"])).unwrap();
+    assert_eq!(result["hits"][0]["symbol"], "many0");
+    assert_eq!(result["channels"], "lexical-only");
 }

@@ -76,7 +76,7 @@ tail -n 3 "$OUT/ingest.txt" >&2 || true
 
 LEX=(--lexical-only)
 if [ "$SEMANTIC" = 1 ]; then
-  LEX=()
+  LEX=(--wait)   # embed before returning: the benchmark needs every vector
   export PATINA_MODELS="${PATINA_MODELS:-$ROOT/target/patina-models}"
   if ! "$PATINA_BIN" models status >/dev/null 2>&1; then
     echo "== fetching the embedding model into $PATINA_MODELS" >&2

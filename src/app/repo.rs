@@ -1,6 +1,11 @@
-//! `patina repo add|update|list|rm`.
+//! `patina repo add|update|embed|list|rm`.
+//!
+//! `add` and `update` make the lexical index live, then leave the chunks without a vector
+//! to a detached background worker (`crate::worker`), or with `--wait` embed them here
+//! with a progress bar. `embed --worker` is that worker's entry point.
 
 use std::io::{IsTerminal, Write};
+use std::time::Duration;
 
 use anyhow::Context;
 
@@ -10,13 +15,30 @@ use crate::event::NodeKind;
 use crate::event::log::EventLog;
 use crate::models;
 use crate::repo::{self, AddRequest};
+use crate::search::backfill::{self, Outcome};
 use crate::search::embed::{Embedder, OnnxEmbedder};
 use crate::search::index::{BuildReport, Phase};
+use crate::worker;
+
+/// Where the chunks without a vector get embedded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Embedding {
+    /// Lexical only (asked for, or no model).
+    Off,
+    /// By the background worker.
+    Background,
+    /// Here, before the command returns.
+    Wait,
+}
 
 pub fn run(ctx: &mut Invocation, command: RepoCommand) -> anyhow::Result<u8> {
     match command {
-        RepoCommand::Add { path, id, domains, kind, lexical_only } => add(ctx, path, id, domains, kind, lexical_only),
-        RepoCommand::Update { ids, all, lexical_only } => update(ctx, ids, all, lexical_only),
+        RepoCommand::Add { path, id, domains, kind, lexical_only, wait } => {
+            add(ctx, path, id, domains, kind, plan(ctx, lexical_only, wait))
+        }
+        RepoCommand::Update { ids, all, lexical_only, wait } => update(ctx, ids, all, plan(ctx, lexical_only, wait)),
+        RepoCommand::Embed { worker: true, .. } => run_worker(ctx),
+        RepoCommand::Embed { ids, all, wait, worker: false } => embed(ctx, ids, all, wait),
         RepoCommand::List => list(ctx),
         RepoCommand::Rm { id } => {
             let store = ctx.open_store()?;
@@ -31,25 +53,26 @@ pub fn run(ctx: &mut Invocation, command: RepoCommand) -> anyhow::Result<u8> {
     }
 }
 
-/// The real model, or `None` with one clear warning on stderr.
-pub fn load_embedder(ctx: &Invocation, lexical_only: bool) -> Option<OnnxEmbedder> {
-    if lexical_only {
-        return None;
-    }
+/// The model's files, or `None` with one clear warning on stderr (lexical only then).
+fn model_paths(ctx: &Invocation) -> Option<models::ModelPaths> {
     let dir = models::models_dir(&ctx.home);
-    let Some(paths) = models::locate(&dir) else {
+    let paths = models::locate(&dir);
+    if paths.is_none() {
         eprintln!(
             "patina: the embedding model is not in {} (run `patina models fetch`); indexing for lexical search only",
             dir.display()
         );
-        return None;
-    };
-    match OnnxEmbedder::load(&paths) {
-        Ok(embedder) => Some(embedder),
-        Err(e) => {
-            eprintln!("patina: {e}; indexing for lexical search only");
-            None
-        }
+    }
+    paths
+}
+
+fn plan(ctx: &Invocation, lexical_only: bool, wait: bool) -> Embedding {
+    if lexical_only || model_paths(ctx).is_none() {
+        Embedding::Off
+    } else if wait {
+        Embedding::Wait
+    } else {
+        Embedding::Background
     }
 }
 
@@ -59,7 +82,7 @@ fn add(
     id: Option<String>,
     domains: Option<Vec<String>>,
     kind: Option<String>,
-    lexical_only: bool,
+    embedding: Embedding,
 ) -> anyhow::Result<u8> {
     let kind = kind
         .map(|k| NodeKind::parse(&k).ok_or_else(|| anyhow::anyhow!("unknown kind '{k}' (valid: project, reference)")))
@@ -75,18 +98,25 @@ fn add(
         match repo::resolve(&nodes, &path) {
             Ok(node) if id.is_none() || id.as_deref() == Some(node.id.as_str()) => {
                 let root = repo::node_root(&node)?;
-                return add_dir(ctx, &log, AddRequest { path: root, id: Some(node.id), kind, domains }, lexical_only);
+                return add_dir(ctx, store, AddRequest { path: root, id: Some(node.id), kind, domains }, embedding);
             }
             _ => anyhow::bail!("{path}: not a directory, nor a registered node with a path"),
         }
     };
-    add_dir(ctx, &log, AddRequest { path: dir, id, kind, domains }, lexical_only)
+    add_dir(ctx, store, AddRequest { path: dir, id, kind, domains }, embedding)
 }
 
-fn add_dir(ctx: &mut Invocation, log: &EventLog<'_>, request: AddRequest, lexical_only: bool) -> anyhow::Result<u8> {
-    let registered = repo::register(log, &request).context("registering the repo")?;
-    let mut embedder = load_embedder(ctx, lexical_only);
-    let report = index_one(ctx, &registered.node, embedder.as_mut().map(|e| e as &mut dyn Embedder))?;
+fn add_dir(
+    ctx: &mut Invocation,
+    store: crate::store::Store,
+    request: AddRequest,
+    embedding: Embedding,
+) -> anyhow::Result<u8> {
+    let registered = repo::register(&EventLog::new(&store), &request).context("registering the repo")?;
+    // Nothing below needs the store: let the worker and other commands have it.
+    drop(store);
+    let mut reports = index_all(ctx, std::slice::from_ref(&registered.node), embedding)?;
+    let report = reports.remove(0);
     if ctx.json {
         ctx.out.json(&serde_json::json!({ "node": registered.node, "seq": registered.seq, "index": report }))?;
     } else {
@@ -97,7 +127,7 @@ fn add_dir(ctx: &mut Invocation, log: &EventLog<'_>, request: AddRequest, lexica
     Ok(exit::OK)
 }
 
-fn update(ctx: &mut Invocation, ids: Vec<String>, all: bool, lexical_only: bool) -> anyhow::Result<u8> {
+fn update(ctx: &mut Invocation, ids: Vec<String>, all: bool, embedding: Embedding) -> anyhow::Result<u8> {
     let store = ctx.open_store()?;
     let nodes = EventLog::new(&store).nodes()?;
     drop(store);
@@ -106,29 +136,71 @@ fn update(ctx: &mut Invocation, ids: Vec<String>, all: bool, lexical_only: bool)
     } else {
         ids.iter().map(|id| repo::resolve(&nodes, id)).collect::<Result<_, _>>()?
     };
-    let mut embedder = load_embedder(ctx, lexical_only);
-    let mut reports = Vec::new();
-    for node in &targets {
-        let report = index_one(ctx, node, embedder.as_mut().map(|e| e as &mut dyn Embedder))?;
-        if !ctx.json {
-            print_report(ctx, &report)?;
-        }
-        reports.push(report);
-    }
+    let reports = index_all(ctx, &targets, embedding)?;
     if ctx.json {
         ctx.out.json(&reports)?;
+    } else {
+        for report in &reports {
+            print_report(ctx, report)?;
+        }
     }
     Ok(exit::OK)
 }
 
-fn index_one(
+/// Indexes `nodes` (lexical part first, live at once), then embeds what is pending: here
+/// with `Wait`, else one background worker for all of them.
+fn index_all(
     ctx: &Invocation,
-    node: &crate::event::NodeRegistered,
-    embedder: Option<&mut dyn Embedder>,
-) -> anyhow::Result<BuildReport> {
-    let show = std::io::stderr().is_terminal();
+    nodes: &[crate::event::NodeRegistered],
+    embedding: Embedding,
+) -> anyhow::Result<Vec<BuildReport>> {
+    let model_id = (embedding != Embedding::Off).then_some(models::MODEL_ID);
+    let mut reports = Vec::with_capacity(nodes.len());
+    let mut embedder: Option<OnnxEmbedder> = None;
+    for node in nodes {
+        let mut report = index_one(ctx, node, model_id)?;
+        if report.chunks_pending > 0 && embedding == Embedding::Wait {
+            let embedder = match &mut embedder {
+                Some(loaded) => loaded,
+                None => embedder.insert(load_model(ctx)?),
+            };
+            let done = embed_here(ctx, &node.id, embedder)?;
+            report.chunks_embedded = done.embedded_now;
+            report.chunks_pending = done.pending;
+            report.embed_ms = done.elapsed_ms;
+            report.elapsed_ms += done.elapsed_ms;
+            report.embedding = if done.pending == 0 { "complete" } else { "pending" };
+        }
+        reports.push(report);
+    }
+    if reports.iter().any(|r| r.embedding == "pending") && embedding == Embedding::Background {
+        match start_worker(ctx) {
+            Ok(()) => reports.iter_mut().filter(|r| r.embedding == "pending").for_each(|r| r.embedding = "background"),
+            Err(e) => eprintln!("patina: could not start the embedding worker ({e:#}); run `patina repo embed --wait`"),
+        }
+    }
+    Ok(reports)
+}
+
+/// The real model, loaded for embedding here; a failure leaves lexical search live.
+fn load_model(ctx: &Invocation) -> anyhow::Result<OnnxEmbedder> {
+    let dir = models::models_dir(&ctx.home);
+    let paths = models::locate(&dir).ok_or_else(|| {
+        anyhow::anyhow!("the embedding model is not in {} (run `patina models fetch`)", dir.display())
+    })?;
+    OnnxEmbedder::load(&paths).context("loading the embedding model (lexical search is live meanwhile)")
+}
+
+/// Starts the detached worker (or finds one waiting to run).
+fn start_worker(ctx: &Invocation) -> anyhow::Result<()> {
+    let exe = std::env::current_exe().context("finding the patina executable")?;
+    worker::spawn(&ctx.home, &exe).context("starting the embedding worker")?;
+    Ok(())
+}
+
+fn progress_bar(prefix: &str) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
-    if !show {
+    if !std::io::stderr().is_terminal() {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
     bar.set_style(
@@ -136,7 +208,17 @@ fn index_one(
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
-    bar.set_prefix(node.id.clone());
+    bar.set_prefix(prefix.to_string());
+    bar
+}
+
+/// Builds the lexical part of one repo's index (with the cached vectors of `model_id`).
+fn index_one(
+    ctx: &Invocation,
+    node: &crate::event::NodeRegistered,
+    model_id: Option<&str>,
+) -> anyhow::Result<BuildReport> {
+    let bar = progress_bar(&node.id);
     let mut last_phase = None;
     let mut progress = |phase: Phase, done: u64, total: u64| {
         if last_phase != Some(phase) {
@@ -151,7 +233,7 @@ fn index_one(
         bar.set_length(total);
         bar.set_position(done);
     };
-    let report = repo::index(&ctx.home, node, embedder, &mut progress).with_context(|| format!("indexing {}", node.id));
+    let report = repo::index(&ctx.home, node, model_id, &mut progress).with_context(|| format!("indexing {}", node.id));
     bar.finish_and_clear();
     let report = report?;
     for skipped in report.skipped.iter().take(5) {
@@ -163,7 +245,143 @@ fn index_one(
     Ok(report)
 }
 
+/// Embeds a repo's pending chunks here, with a progress bar. When another process embeds
+/// it (the background worker), follows that one's progress until it lets go, then
+/// finishes whatever is left.
+fn embed_here(ctx: &Invocation, id: &str, embedder: &mut OnnxEmbedder) -> anyhow::Result<backfill::Report> {
+    let bar = progress_bar(id);
+    bar.set_message("embedding");
+    let mut shown = |p: &backfill::Progress| {
+        bar.set_length(p.total);
+        bar.set_position(p.done);
+    };
+    let repo_dir = ctx.home.repo_dir(id);
+    let report = loop {
+        let report = repo::embed(&ctx.home, id, embedder, &mut shown).with_context(|| format!("embedding {id}"));
+        match report {
+            Ok(r) if matches!(r.outcome, Outcome::Busy { .. }) => {
+                bar.set_message("worker");
+                while backfill::embedder_of(&repo_dir).is_held() {
+                    if let Some(p) = backfill::Progress::read(&repo_dir) {
+                        shown(&p);
+                    }
+                    std::thread::sleep(Duration::from_millis(300));
+                }
+                bar.set_message("embedding");
+            }
+            other => break other,
+        }
+    };
+    bar.finish_and_clear();
+    let report = report?;
+    match report.outcome {
+        Outcome::Gone => anyhow::bail!("{id}: the index was removed while embedding"),
+        Outcome::LexicalOnly => {
+            anyhow::bail!(
+                "{id} is indexed for lexical search only; `patina repo update {id}` indexes it for semantic search too"
+            )
+        }
+        _ => Ok(report),
+    }
+}
+
+/// `repo embed [IDS | --all] [--wait]`: resume or start embedding.
+fn embed(ctx: &mut Invocation, ids: Vec<String>, all: bool, wait: bool) -> anyhow::Result<u8> {
+    let store = ctx.open_store_read_only()?;
+    let statuses = repo::list(&EventLog::new(&store), &ctx.home)?;
+    let nodes = EventLog::new(&store).nodes()?;
+    drop(store);
+    let targets: Vec<String> = if all {
+        statuses.iter().filter(|s| s.embedding.is_some()).map(|s| s.id.clone()).collect()
+    } else {
+        ids.iter().map(|id| repo::resolve(&nodes, id).map(|n| n.id)).collect::<Result<_, _>>()?
+    };
+    let mut todo = Vec::new();
+    for id in &targets {
+        let status = statuses.iter().find(|s| s.id == *id).ok_or_else(|| anyhow::anyhow!("unknown repo '{id}'"))?;
+        match (&status.embedding, status.state) {
+            (_, "not-indexed") => anyhow::bail!("{id} has no index yet (run `patina repo update {id}`)"),
+            (_, "unreadable") => anyhow::bail!("{id}: {}", status.error.as_deref().unwrap_or("unreadable index")),
+            (None, _) => anyhow::bail!(
+                "{id} is indexed for lexical search only; `patina repo update {id}` indexes it for semantic search too"
+            ),
+            (Some(e), _) if e.embedded >= e.chunks && e.model_id == models::MODEL_ID => {}
+            (Some(_), _) => todo.push(id.clone()),
+        }
+    }
+    let dir = models::models_dir(&ctx.home);
+    if !todo.is_empty() && models::locate(&dir).is_none() {
+        anyhow::bail!("the embedding model is not in {} (run `patina models fetch`)", dir.display());
+    }
+    let mut reports = Vec::new();
+    if wait {
+        let mut embedder = None;
+        for id in &todo {
+            let embedder = match &mut embedder {
+                Some(loaded) => loaded,
+                None => embedder.insert(load_model(ctx)?),
+            };
+            reports.push(embed_here(ctx, id, embedder)?);
+        }
+    } else if !todo.is_empty() {
+        start_worker(ctx)?;
+    }
+    if ctx.json {
+        let value = serde_json::json!({ "repos": targets, "embedding": todo, "background": !wait && !todo.is_empty(), "reports": reports });
+        ctx.out.json(&value)?;
+    } else if targets.is_empty() {
+        writeln!(ctx.out, "nothing to embed: no repo is indexed for semantic search")?;
+    } else if todo.is_empty() {
+        writeln!(ctx.out, "nothing to embed: {} fully embedded", targets.join(", "))?;
+    } else if wait {
+        for r in &reports {
+            writeln!(ctx.out, "embedded {}: {}/{} chunks", r.repo, r.chunks - r.pending, r.chunks)?;
+        }
+    } else {
+        writeln!(ctx.out, "embedding {} in the background (`patina repo list` shows progress)", todo.join(", "))?;
+    }
+    Ok(exit::OK)
+}
+
+/// `repo embed --worker`: the detached background worker. Runs at low priority, logs to
+/// its stderr (the worker log), exits when no repo has chunks pending.
+fn run_worker(ctx: &mut Invocation) -> anyhow::Result<u8> {
+    // SAFETY: setpriority on this process only; a failure just leaves the priority as is.
+    unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, 10) };
+    let dir = models::models_dir(&ctx.home);
+    let mut load = || -> Result<Box<dyn Embedder>, String> {
+        let paths = models::locate(&dir)
+            .ok_or_else(|| format!("the embedding model is not in {} (run `patina models fetch`)", dir.display()))?;
+        OnnxEmbedder::load(&paths).map(|e| Box::new(e) as Box<dyn Embedder>).map_err(|e| e.to_string())
+    };
+    let pid = std::process::id();
+    let mut log = |line: String| {
+        eprintln!("{} worker {pid}: {line}", jiff::Timestamp::now().round(jiff::Unit::Second).unwrap_or_default())
+    };
+    log("started".into());
+    let report = worker::run(&ctx.home, models::MODEL_ID, &mut load, &mut log).context("embedding worker")?;
+    log(if report.queued_elsewhere {
+        "another worker is queued; exiting".into()
+    } else {
+        "nothing left to embed; exiting".into()
+    });
+    Ok(exit::OK)
+}
+
 fn print_report(ctx: &mut Invocation, r: &BuildReport) -> anyhow::Result<()> {
+    let semantic = match (&r.model_id, r.embedding) {
+        (None, _) => "lexical only".to_string(),
+        (Some(m), "background") => {
+            format!(
+                "semantic: {m}, {} chunks left to embed in the background (`patina repo list` shows progress)",
+                r.chunks_pending
+            )
+        }
+        (Some(m), "pending") => {
+            format!("semantic: {m}, {} chunks not embedded yet (`patina repo embed {}`)", r.chunks_pending, r.repo)
+        }
+        (Some(m), _) => format!("semantic: {m}"),
+    };
     writeln!(
         ctx.out,
         "{} {}: {} files ({} changed, {} unchanged, {} removed, {} skipped), {} chunks, {} embedded now, {} from cache, {} ({}), {:.1}s",
@@ -178,7 +396,7 @@ fn print_report(ctx: &mut Invocation, r: &BuildReport) -> anyhow::Result<()> {
         r.chunks_embedded,
         r.chunks_cached,
         human_bytes(r.index_bytes),
-        r.model_id.as_deref().map_or("lexical only".to_string(), |m| format!("semantic: {m}")),
+        semantic,
         r.elapsed_ms as f64 / 1000.0
     )?;
     Ok(())
@@ -190,6 +408,38 @@ pub fn human_bytes(n: u64) -> String {
         n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / (1u64 << 20) as f64),
         n if n >= 1 << 10 => format!("{:.1} KiB", n as f64 / 1024.0),
         n => format!("{n} B"),
+    }
+}
+
+/// `12/401 embedded (3%, embedding, 16.2 chunks/s, ~24 s left)`.
+fn embedding_text(e: &repo::Embedding, id: &str) -> String {
+    use backfill::State;
+    let shown = e.done.unwrap_or(e.embedded).max(e.embedded);
+    let share = if e.chunks == 0 { 100.0 } else { 100.0 * shown as f64 / e.chunks as f64 };
+    let how = match e.state {
+        State::Done => return format!("{}, {}/{} embedded", e.model_id, e.embedded, e.chunks),
+        State::Embedding => {
+            let mut how = "embedding".to_string();
+            if let Some(rate) = e.chunks_per_s {
+                how.push_str(&format!(", {rate:.1} chunks/s"));
+            }
+            if let Some(eta) = e.eta_s {
+                how.push_str(&format!(", ~{} left", human_secs(eta)));
+            }
+            how
+        }
+        State::Queued => "queued for the background worker".to_string(),
+        State::Stalled => format!("stalled: `patina repo embed {id}` resumes"),
+        State::Failed => format!("failed: {}", e.error.as_deref().unwrap_or("see `patina repo list --json`")),
+    };
+    format!("{}, {shown}/{} embedded ({share:.0}%, {how})", e.model_id, e.chunks)
+}
+
+fn human_secs(secs: u64) -> String {
+    match secs {
+        s if s >= 3600 => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
+        s if s >= 60 => format!("{}m{:02}s", s / 60, s % 60),
+        s => format!("{s}s"),
     }
 }
 
@@ -207,7 +457,7 @@ fn list(ctx: &mut Invocation) -> anyhow::Result<u8> {
                 r.files.unwrap_or(0),
                 r.chunks.unwrap_or(0),
                 human_bytes(r.index_bytes.unwrap_or(0)),
-                r.model_id.as_deref().unwrap_or("lexical only")
+                r.embedding.as_ref().map_or("lexical only".to_string(), |e| embedding_text(e, &r.id))
             ),
             "unreadable" => format!("unreadable: {}", r.error.as_deref().unwrap_or("")),
             _ => "not indexed".to_string(),

@@ -100,6 +100,7 @@ pub fn run(
         skipped: Vec::new(),
     });
     let mut warnings = local.as_ref().map(|l| l.result.warnings.clone()).unwrap_or_default();
+    let mut coverage = local.as_ref().map(|l| l.result.coverage.clone()).unwrap_or_default();
     let had_local = local.is_some();
     let mut rows: Vec<(Hit, String, Option<persona::Adoptability>, bool)> = local
         .map(|l| l.result.hits.into_iter().map(|h| (h, "PROJECT".to_string(), None, true)).collect())
@@ -111,7 +112,16 @@ pub fn run(
         if !had_local || mother.result.channels == crate::search::Channels::Fused {
             channels = mother.result.channels;
         }
-        warnings.extend(mother.result.warnings);
+        for warning in mother.result.warnings {
+            if !warnings.contains(&warning) {
+                warnings.push(warning);
+            }
+        }
+        for covered in mother.result.coverage {
+            if !coverage.iter().any(|c| c.repo == covered.repo) {
+                coverage.push(covered);
+            }
+        }
         let project_domains = world.nodes.get(&project).map(|n| n.domains.clone()).unwrap_or_default();
         for routed in mother.route.searched {
             if !route.searched.iter().any(|r| r.repo == routed.repo) {
@@ -144,7 +154,7 @@ pub fn run(
     rows.sort_by(|a, b| b.0.fused_score.total_cmp(&a.0.fused_score).then(b.3.cmp(&a.3)));
     rows.truncate(query.limit);
     let hits: Vec<Hit> = rows.iter().map(|r| r.0.clone()).collect();
-    let result = crate::search::SearchResult { hits, channels, warnings };
+    let result = crate::search::SearchResult { hits, channels, warnings, coverage };
     let mut answer = super::finish(home, query, route, result)?;
     answer.tags = rows.iter().map(|r| r.1.clone()).collect();
     answer.adoptability = rows.into_iter().map(|r| r.2).collect();

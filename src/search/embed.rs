@@ -20,8 +20,36 @@ use crate::models::{MODEL_ID, ModelPaths};
 pub const DIMENSIONS: usize = 384;
 /// Tokens per input; longer chunks are embedded by their beginning (doc comment and signature).
 pub const MAX_TOKENS: usize = 256;
-/// Inputs per model call.
-pub const BATCH: usize = 32;
+/// Inputs per model call. With ONNX Runtime's memory pattern off, 8 embeds as fast as 32
+/// on two cores and keeps the peak RSS at ~375 MiB instead of ~850 (1.4 GiB with the
+/// pattern on): `benches/embed.rs`, figures in ARCHITECTURE.md.
+pub const BATCH: usize = 8;
+
+/// How the ONNX session runs. The defaults are what indexing uses; `benches/embed.rs`
+/// measures the alternatives (throughput and peak RSS) on this kind of machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EmbedOptions {
+    /// Tokens per input (truncation).
+    pub max_tokens: usize,
+    /// Inputs per model call.
+    pub batch: usize,
+    /// Intra-op threads (0: the number of cores, at most 4).
+    pub threads: usize,
+    /// ONNX Runtime's CPU memory arena (keeps the largest activations it ever saw).
+    pub cpu_arena: bool,
+    /// ONNX Runtime's memory pattern planning (pre-plans buffers per input shape).
+    pub memory_pattern: bool,
+}
+
+impl Default for EmbedOptions {
+    /// The arena stays on (off, every run allocates its activations afresh: ~25% slower);
+    /// the memory pattern is off (on, it plans buffers per input shape and keeps them:
+    /// with batches padded to their longest input every shape is new, and RSS grows to
+    /// 1.4 GiB with no gain in speed).
+    fn default() -> Self {
+        EmbedOptions { max_tokens: MAX_TOKENS, batch: BATCH, threads: 0, cpu_arena: true, memory_pattern: false }
+    }
+}
 
 /// Loading or running the embedding model failed.
 #[derive(Debug, thiserror::Error)]
@@ -63,19 +91,32 @@ pub struct OnnxEmbedder {
     session: Session,
     tokenizer: Tokenizer,
     wants_token_types: bool,
+    batch: usize,
 }
 
 impl OnnxEmbedder {
     pub fn load(paths: &ModelPaths) -> Result<OnnxEmbedder, EmbedError> {
+        OnnxEmbedder::load_with(paths, &EmbedOptions::default())
+    }
+
+    pub fn load_with(paths: &ModelPaths, options: &EmbedOptions) -> Result<OnnxEmbedder, EmbedError> {
         let env = environment(&paths.runtime)?;
         let model_err = |e: &dyn std::fmt::Display| EmbedError::Model {
             path: paths.model.display().to_string(),
             detail: e.to_string(),
         };
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(4);
+        let threads = match options.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()).min(4),
+            n => n,
+        };
+        let cpu = ort::ep::CPU::default().with_arena_allocator(options.cpu_arena).build();
         let session = Session::builder(env)
             .map_err(|e| model_err(&e))?
             .with_intra_threads(threads)
+            .map_err(|e| model_err(&e))?
+            .with_memory_pattern(options.memory_pattern)
+            .map_err(|e| model_err(&e))?
+            .with_execution_providers([cpu])
             .map_err(|e| model_err(&e))?
             .commit_from_file(&paths.model)
             .map_err(|e| model_err(&e))?;
@@ -87,9 +128,12 @@ impl OnnxEmbedder {
         let padding = tokenizer.get_padding().cloned().unwrap_or_default();
         tokenizer.with_padding(Some(PaddingParams { strategy: PaddingStrategy::BatchLongest, ..padding }));
         tokenizer
-            .with_truncation(Some(TruncationParams { max_length: MAX_TOKENS, ..TruncationParams::default() }))
+            .with_truncation(Some(TruncationParams {
+                max_length: options.max_tokens.max(2),
+                ..TruncationParams::default()
+            }))
             .map_err(|e| tok_err(e.to_string()))?;
-        Ok(OnnxEmbedder { session, tokenizer, wants_token_types })
+        Ok(OnnxEmbedder { session, tokenizer, wants_token_types, batch: options.batch.max(1) })
     }
 
     fn embed_batch(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
@@ -124,6 +168,8 @@ impl OnnxEmbedder {
         if dims.len() != 3 || dims[0] != batch || dims[1] != seq || dims[2] != DIMENSIONS {
             return Err(EmbedError::Run(format!("unexpected output shape {dims:?}")));
         }
+        let hidden = hidden.as_standard_layout();
+        let hidden = hidden.as_slice().ok_or_else(|| EmbedError::Run("output is not contiguous".into()))?;
         let mut vectors = Vec::with_capacity(batch);
         for row in 0..batch {
             let mut sum = vec![0f32; DIMENSIONS];
@@ -133,8 +179,9 @@ impl OnnxEmbedder {
                     continue;
                 }
                 count += 1.0;
-                for (d, s) in sum.iter_mut().enumerate() {
-                    *s += hidden[[row, col, d]];
+                let token = &hidden[(row * seq + col) * DIMENSIONS..][..DIMENSIONS];
+                for (s, x) in sum.iter_mut().zip(token) {
+                    *s += x;
                 }
             }
             if count > 0.0 {
@@ -156,7 +203,7 @@ impl Embedder for OnnxEmbedder {
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| texts[i].len());
         let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
-        for group in order.chunks(BATCH) {
+        for group in order.chunks(self.batch) {
             let batch: Vec<&str> = group.iter().map(|&i| texts[i]).collect();
             for (&i, vector) in group.iter().zip(self.embed_batch(&batch)?) {
                 out[i] = vector;

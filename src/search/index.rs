@@ -8,43 +8,55 @@
 //!     chunks.redb        chunk records, the file manifest (path → content hash, chunk ids), meta
 //!     text/              tantivy index of chunks (the lexical channel's snippets)
 //!     files/             tantivy index of whole files (the lexical channel's ranking)
-//!     vectors.usearch    usearch index (semantic channel), absent when built without a model
-//!   cache.redb           embeddings by content hash; also the build lock
+//!     vectors.json       the published vectors (`vector_set`), absent when built lexical-only
+//!     vectors-<n>.usearch  usearch index of the chunks embedded so far (semantic channel)
+//!   cache.redb           embeddings by (model, content hash) (`cache`)
+//!   build.lock           held by the one build of this repo at a time (`lock`)
+//!   embed.lock, embed.json  the repo's embedder and its progress (`backfill`)
 //! ```
 //!
-//! Invariant: `current` only ever names a generation whose every file was written and
-//! synced, so a killed build leaves the previous generation live and untouched; the next
-//! build deletes the half-written directory.
+//! A build ([`build_lexical`]) writes the lexical part and publishes the vectors the cache
+//! already has, then makes the generation live: search works at once. The chunks still
+//! without a vector are embedded afterwards by `backfill` (the background worker, or
+//! [`build`] in the foreground), which publishes vectors into the live generation.
+//!
+//! Invariant: `current` only ever names a generation whose lexical part and first vector
+//! set were written and synced, so a killed build leaves the previous generation live
+//! and untouched; the next build deletes the half-written directory.
 //! Invariant: a build reads every file, but chunks only files whose BLAKE3 hash changed
-//! (others reuse their chunk records) and embeds only chunks whose (model, path, text)
-//! hash is not in `cache.redb`. Embeddings are committed to the cache batch by batch, so
-//! an interrupted build resumes where it stopped.
+//! (others reuse their chunk records), and never embeds: only `backfill` does, and only
+//! chunks whose (model, path, text) hash is not in `cache.redb`.
 //! Invariant: the index is derived data: deleting `repos/<id>/` loses nothing that a
 //! rebuild from the repository cannot restore.
 //! Invariant: chunk text is only ever served from `chunks.redb`; nothing here opens a
 //! file outside the repository root that the walk found (symlinks are not followed).
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use redb::{Database, ReadOnlyDatabase, ReadableDatabase, ReadableTable, TableDefinition};
 
+use super::backfill;
+use super::cache::{self, CacheError, VectorCache};
 use super::chunk::{self, Chunk, SkipReason};
-use super::embed::{DIMENSIONS, EmbedError, Embedder};
+use super::embed::{EmbedError, Embedder};
+use super::lock;
 use super::text::{CorpusStats, TextIndex, TextIndexWriter, Weights};
-use super::vector::{self, VectorError, VectorIndex};
+use super::vector::{VectorBuilder, VectorError, VectorIndex};
+use super::vector_set::{self, VectorSet};
 
 const CHUNKS: TableDefinition<u64, &[u8]> = TableDefinition::new("chunks");
 const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
-const VECTORS: TableDefinition<&[u8; 32], &[u8]> = TableDefinition::new("vectors");
 
 /// Bumped when the layout of a generation changes; older generations are rebuilt.
-pub const FORMAT: u32 = 2;
-/// Chunks embedded (and committed to the cache) per step.
-const EMBED_STEP: usize = 128;
+/// 3: vectors published apart from the lexical part (`vectors.json`), not in the meta.
+pub const FORMAT: u32 = 3;
+/// Cached vectors added to a new generation's vector index per batch.
+const PUBLISH_BATCH: usize = 1024;
+/// redb's page cache for reading a generation's chunk store.
+const CHUNKS_CACHE_BYTES: usize = 32 << 20;
 /// Directory names never indexed: vendored code, environments, caches.
 const SKIP_DIRS: [&str; 7] = ["vendor", "node_modules", "third_party", "__pycache__", "venv", ".venv", ".git"];
 /// Directory names of build output, skipped unless inside a `src` directory (where they
@@ -79,6 +91,8 @@ pub enum IndexError {
     Write { repo: String, detail: String },
     #[error(transparent)]
     Embed(#[from] EmbedError),
+    #[error(transparent)]
+    Cache(#[from] CacheError),
 }
 
 /// A chunk as stored, with the content hash that keys its embedding.
@@ -97,18 +111,16 @@ struct FileEntry {
     n_chunks: u32,
 }
 
-/// A generation's description.
+/// A generation's description (of its lexical part: the vectors are described by its
+/// [`VectorSet`], published apart).
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct IndexMeta {
     pub format: u32,
     pub repo: String,
     pub root: String,
     pub generation: String,
-    /// `None` when built without a model (lexical only).
-    pub model_id: Option<String>,
     pub files: u64,
     pub chunks: u64,
-    pub vectors_bytes: u64,
     pub built_ms: i64,
     pub skipped: u64,
 }
@@ -132,11 +144,18 @@ pub struct BuildReport {
     /// Files in the previous generation that are gone.
     pub files_removed: u64,
     pub chunks: u64,
-    /// Chunks embedded by this build (the rest came from the cache).
+    /// Chunks embedded by this command (in the foreground: [`build`], `--wait`).
     pub chunks_embedded: u64,
+    /// Chunks whose vector came from the cache.
     pub chunks_cached: u64,
+    /// Chunks still without a vector when the command returned (the background worker
+    /// embeds them).
+    pub chunks_pending: u64,
     /// The embedding model, or `None` when built lexical-only.
     pub model_id: Option<String>,
+    /// What becomes of the chunks without a vector: `off` (lexical only), `complete`
+    /// (none left), `pending` (left for `repo embed`), `background` (a worker embeds them).
+    pub embedding: &'static str,
     pub skipped: Vec<Skipped>,
     /// Files ignored because they are not source or documentation (not listed).
     pub not_source: u64,
@@ -172,14 +191,6 @@ pub fn embed_input(chunk: &Chunk) -> String {
     format!("{}\n{}", chunk.path, chunk.text)
 }
 
-fn cache_key(model_id: &str, hash: &[u8; 32]) -> [u8; 32] {
-    let mut hasher = blake3::Hasher::new();
-    hasher.update(model_id.as_bytes());
-    hasher.update(&[0]);
-    hasher.update(hash);
-    *hasher.finalize().as_bytes()
-}
-
 fn is_generation_name(name: &str) -> bool {
     name.strip_prefix("gen-")
         .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit() || c == '-'))
@@ -190,20 +201,74 @@ pub fn live_generation_name(repo_dir: &Path) -> Option<String> {
     current_generation(repo_dir).map(|(name, _)| name)
 }
 
-/// The live generation's directory, if `current` names a valid one.
-fn current_generation(repo_dir: &Path) -> Option<(String, PathBuf)> {
+/// The live generation's name and directory, if `current` names a valid one.
+pub fn current_generation(repo_dir: &Path) -> Option<(String, PathBuf)> {
     let name = std::fs::read_to_string(repo_dir.join("current")).ok()?;
     let name = name.trim().to_string();
     is_generation_name(&name).then(|| (name.clone(), repo_dir.join(name)))
 }
 
-/// Builds a new generation of `repo`'s index from the files under `root` and makes it
-/// live. `embedder` `None` builds the lexical channel only.
+/// Builds a new generation of `repo`'s index and embeds every chunk in this process
+/// before returning: [`build_lexical`], then `backfill` (waiting for a background
+/// embedder of the repo to let go first). `embedder` `None` builds the lexical channel only.
 pub fn build(
     repo_dir: &Path,
     repo: &str,
     root: &Path,
     embedder: Option<&mut dyn Embedder>,
+    progress: Progress<'_>,
+) -> Result<BuildReport, IndexError> {
+    let model_id = embedder.as_ref().map(|e| e.model_id().to_string());
+    let mut report = build_lexical(repo_dir, repo, root, model_id.as_deref(), progress)?;
+    if let Some(embedder) = embedder
+        && report.chunks_pending > 0
+    {
+        let started = Instant::now();
+        let config = backfill::Config { wait_for_lock: true, ..backfill::Config::default() };
+        let mut on_step = |p: &backfill::Progress| progress(Phase::Embed, p.done, p.total);
+        let done = backfill::run(repo_dir, embedder, &config, &mut on_step, &|| false)?;
+        report.chunks_embedded = done.embedded_now;
+        report.chunks_pending = done.pending;
+        report.embedding = embedding_plan(&report);
+        report.embed_ms = started.elapsed().as_millis() as u64;
+        report.elapsed_ms += report.embed_ms;
+        report.index_bytes = current_generation(repo_dir).map_or(0, |(_, dir)| dir_size(&dir));
+    }
+    Ok(report)
+}
+
+/// How long a build waits for another build of the same repo (`PATINA_LOCK_WAIT`
+/// seconds, default 30).
+fn build_lock_wait() -> std::time::Duration {
+    let secs = std::env::var("PATINA_LOCK_WAIT").ok().and_then(|s| s.parse().ok()).unwrap_or(30);
+    std::time::Duration::from_secs(secs)
+}
+
+/// Takes `build.lock`, waiting a while for another build of the repo to finish.
+fn build_lock(repo_dir: &Path, repo: &str) -> Result<lock::FileLock, IndexError> {
+    let path = repo_dir.join("build.lock");
+    let started = Instant::now();
+    loop {
+        match lock::try_lock(&path) {
+            Ok(Some(held)) => return Ok(held),
+            Ok(None) if started.elapsed() < build_lock_wait() => {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            Ok(None) => return Err(IndexError::Busy { repo: repo.to_string() }),
+            Err(error) => return Err(IndexError::Io { path, error }),
+        }
+    }
+}
+
+/// Builds a new generation of `repo`'s index from the files under `root` and makes it
+/// live: the lexical part, and with `model_id` the vectors of that model already in the
+/// cache (a `VectorSet`); the chunks without one are counted in `chunks_pending` for
+/// `backfill`. `model_id` `None` builds the lexical channel only. Never embeds.
+pub fn build_lexical(
+    repo_dir: &Path,
+    repo: &str,
+    root: &Path,
+    model_id: Option<&str>,
     progress: Progress<'_>,
 ) -> Result<BuildReport, IndexError> {
     let started = Instant::now();
@@ -217,8 +282,8 @@ pub fn build(
     let write_err = |detail: String| IndexError::Write { repo: repo.to_string(), detail };
     std::fs::create_dir_all(repo_dir).map_err(io(repo_dir))?;
 
-    // The cache doubles as the build lock: one builder per repo at a time.
-    let cache = open_cache(repo_dir, repo)?;
+    // One builder per repo at a time.
+    let _build_lock = build_lock(repo_dir, repo)?;
 
     // Remove generations a killed build left behind.
     let live = current_generation(repo_dir);
@@ -241,7 +306,9 @@ pub fn build(
         chunks: 0,
         chunks_embedded: 0,
         chunks_cached: 0,
-        model_id: embedder.as_ref().map(|e| e.model_id().to_string()),
+        chunks_pending: 0,
+        model_id: model_id.map(str::to_string),
+        embedding: "off",
         skipped: Vec::new(),
         not_source: 0,
         index_bytes: 0,
@@ -252,6 +319,8 @@ pub fn build(
     let files = walk(root, &mut report);
     let mut chunks: Vec<StoredChunk> = Vec::new();
     let mut manifest: Vec<(String, FileEntry)> = Vec::new();
+    // `(id in the previous generation, id in this one)` of every chunk reused unchanged.
+    let mut moved: Vec<(u64, u64)> = Vec::new();
     let total = files.len() as u64;
     for (done, (rel, abs)) in files.into_iter().enumerate() {
         progress(Phase::Scan, done as u64, total);
@@ -266,8 +335,9 @@ pub fn build(
         let first_chunk = chunks.len() as u64;
         let reused = previous.as_ref().and_then(|prev| prev.file_chunks(&rel, &hash));
         let file_chunks: Vec<StoredChunk> = match reused {
-            Some(stored) => {
+            Some((old_first, stored)) => {
                 report.files_unchanged += 1;
+                moved.extend((0..stored.len() as u64).map(|i| (old_first + i, first_chunk + i)));
                 stored
             }
             None => {
@@ -302,11 +372,15 @@ pub fn build(
         && report.files_changed == 0
         && report.files_removed == 0
         && prev.meta.root == root.display().to_string()
-        && prev.meta.model_id == report.model_id
+        && prev.vector_set.as_ref().map(|s| s.model_id.as_str()) == model_id
         && open(repo_dir, repo).is_ok()
     {
         report.files_unchanged = report.files;
-        report.chunks_cached = if report.model_id.is_some() { report.chunks } else { 0 };
+        if let Some(set) = &prev.vector_set {
+            report.chunks_cached = set.embedded;
+            report.chunks_pending = set.chunks.saturating_sub(set.embedded);
+        }
+        report.embedding = embedding_plan(&report);
         report.generation = name.clone();
         report.index_bytes = dir_size(dir);
         report.up_to_date = true;
@@ -315,56 +389,8 @@ pub fn build(
         return Ok(report);
     }
 
-    // 2. Embed what the cache does not have, committing step by step (resumable).
-    let mut vectors: Vec<Vec<f32>> = Vec::new();
-    if let Some(embedder) = embedder {
-        let embed_started = Instant::now();
-        let model_id = embedder.model_id().to_string();
-        let keys: Vec<[u8; 32]> = chunks.iter().map(|c| cache_key(&model_id, &c.hash)).collect();
-        let mut found: HashMap<[u8; 32], Vec<f32>> = HashMap::new();
-        {
-            let txn = cache.begin_read().map_err(|e| write_err(e.to_string()))?;
-            if let Ok(table) = txn.open_table(VECTORS) {
-                for key in &keys {
-                    if let Some(v) = table.get(key).map_err(|e| write_err(e.to_string()))?
-                        && let Some(vector) = floats(v.value())
-                    {
-                        found.insert(*key, vector);
-                    }
-                }
-            }
-        }
-        let mut missing: Vec<usize> = (0..chunks.len()).filter(|&i| !found.contains_key(&keys[i])).collect();
-        // Identical chunks (copied files) are embedded once.
-        let mut seen = std::collections::HashSet::new();
-        missing.retain(|&i| seen.insert(keys[i]));
-        report.chunks_cached = (chunks.len() - missing.len()) as u64;
-        let n_missing = missing.len() as u64;
-        for (step, group) in missing.chunks(EMBED_STEP).enumerate() {
-            progress(Phase::Embed, (step * EMBED_STEP) as u64, n_missing);
-            let inputs: Vec<String> = group.iter().map(|&i| embed_input(&chunks[i].chunk)).collect();
-            let refs: Vec<&str> = inputs.iter().map(String::as_str).collect();
-            let embedded = embedder.embed(&refs)?;
-            let txn = cache.begin_write().map_err(|e| write_err(e.to_string()))?;
-            {
-                let mut table = txn.open_table(VECTORS).map_err(|e| write_err(e.to_string()))?;
-                for (&i, vector) in group.iter().zip(&embedded) {
-                    let bytes: Vec<u8> = vector.iter().flat_map(|x| x.to_le_bytes()).collect();
-                    table.insert(&keys[i], bytes.as_slice()).map_err(|e| write_err(e.to_string()))?;
-                }
-            }
-            txn.commit().map_err(|e| write_err(e.to_string()))?;
-            for (&i, vector) in group.iter().zip(embedded) {
-                found.insert(keys[i], vector);
-            }
-            report.chunks_embedded += group.len() as u64;
-        }
-        progress(Phase::Embed, n_missing, n_missing);
-        vectors = keys.iter().map(|k| found.get(k).cloned().unwrap_or_default()).collect();
-        report.embed_ms = embed_started.elapsed().as_millis() as u64;
-    }
-
-    // 3. Write the new generation beside the live one.
+    // 2. Write the new generation beside the live one: the lexical part, then the vectors
+    // the cache already has.
     progress(Phase::Write, 0, 1);
     let generation = format!("gen-{}-{}", jiff::Timestamp::now().as_millisecond(), std::process::id());
     let gen_dir = repo_dir.join(&generation);
@@ -391,34 +417,38 @@ pub fn build(
     }
     text.finish().map_err(|e| write_err(e.to_string()))?;
     files.finish().map_err(|e| write_err(e.to_string()))?;
-    let mut vectors_bytes = 0;
-    if !vectors.is_empty() {
-        let keyed: Vec<(u64, &[f32])> = vectors
-            .iter()
-            .enumerate()
-            .filter(|(_, v)| v.len() == DIMENSIONS)
-            .map(|(i, v)| (i as u64, v.as_slice()))
-            .collect();
-        let path = gen_dir.join("vectors.usearch");
-        vectors_bytes = vector::write(&path, &keyed).map_err(|e| write_err(e.to_string()))?;
-        std::fs::File::open(&path).and_then(|f| f.sync_all()).map_err(io(&path))?;
-    }
     let meta = IndexMeta {
         format: FORMAT,
         repo: repo.to_string(),
         root: root.display().to_string(),
         generation: generation.clone(),
-        model_id: report.model_id.clone().filter(|_| !vectors.is_empty()),
         files: report.files,
         chunks: report.chunks,
-        vectors_bytes,
         built_ms: jiff::Timestamp::now().as_millisecond(),
         skipped: report.skipped.len() as u64,
     };
     write_chunks_db(&gen_dir.join("chunks.redb"), &chunks, &manifest, &meta).map_err(write_err)?;
+    let cache = match model_id {
+        Some(model_id) => {
+            let cache = VectorCache::open(repo_dir)?;
+            // The previous generation's vectors of this model, relabelled, instead of
+            // building the index again from the cache (≈ 16 s per 92k vectors here).
+            let reuse = previous.as_ref().and_then(|prev| {
+                let set = prev.vector_set.as_ref().filter(|s| s.model_id == model_id)?;
+                Some(Reuse { file: prev.dir.join(set.file.as_ref()?), bytes: set.bytes, old_chunks: prev.meta.chunks })
+            });
+            let set =
+                publish_cached(&gen_dir, &cache, model_id, &chunks, reuse.as_ref().map(|r| (r, moved.as_slice())))
+                    .map_err(|e| write_err(e.to_string()))?;
+            report.chunks_cached = set.embedded;
+            report.chunks_pending = set.chunks - set.embedded;
+            Some((cache, model_id))
+        }
+        None => None,
+    };
     sync_dir(&gen_dir);
 
-    // 4. Switch: write `current.tmp`, sync, rename over `current`.
+    // 3. Switch: write `current.tmp`, sync, rename over `current`.
     let tmp = repo_dir.join("current.tmp");
     let mut file = std::fs::File::create(&tmp).map_err(io(&tmp))?;
     file.write_all(generation.as_bytes()).and_then(|()| file.sync_all()).map_err(io(&tmp))?;
@@ -428,17 +458,13 @@ pub fn build(
     if let Some((_, old)) = live {
         let _ = std::fs::remove_dir_all(old);
     }
-    // Keep the cache to what the live generation uses (only when it was used).
-    if let Some(model_id) = &meta.model_id {
+    // Keep the cache to what the live generation uses (when it uses the cache).
+    if let Some((cache, model_id)) = cache {
         let live_keys: std::collections::HashSet<[u8; 32]> =
-            chunks.iter().map(|c| cache_key(model_id, &c.hash)).collect();
-        if let Ok(txn) = cache.begin_write() {
-            if let Ok(mut table) = txn.open_table(VECTORS) {
-                let _ = table.retain(|k, _| live_keys.contains(k));
-            }
-            let _ = txn.commit();
-        }
+            chunks.iter().map(|c| cache::key(model_id, &c.hash)).collect();
+        let _ = cache.retain(&live_keys);
     }
+    report.embedding = embedding_plan(&report);
     report.generation = generation;
     report.index_bytes = dir_size(&gen_dir);
     report.elapsed_ms = started.elapsed().as_millis() as u64;
@@ -446,31 +472,62 @@ pub fn build(
     Ok(report)
 }
 
-fn open_cache(repo_dir: &Path, repo: &str) -> Result<Database, IndexError> {
-    let path = repo_dir.join("cache.redb");
-    let open = || {
-        if std::fs::metadata(&path).is_ok_and(|m| m.len() > 0) {
-            Database::open(&path)
-        } else {
-            Database::create(&path)
-        }
-    };
-    match open() {
-        Ok(db) => Ok(db),
-        Err(redb::DatabaseError::DatabaseAlreadyOpen | redb::DatabaseError::LockProtocolMismatch) => {
-            Err(IndexError::Busy { repo: repo.to_string() })
-        }
-        Err(_) => {
-            // A cache is only a cache: a corrupt one is replaced.
-            let _ = std::fs::remove_file(&path);
-            Database::create(&path).map_err(|e| IndexError::Write { repo: repo.to_string(), detail: e.to_string() })
-        }
+fn embedding_plan(report: &BuildReport) -> &'static str {
+    match (&report.model_id, report.chunks_pending) {
+        (None, _) => "off",
+        (Some(_), 0) => "complete",
+        (Some(_), _) => "pending",
     }
 }
 
-fn floats(bytes: &[u8]) -> Option<Vec<f32>> {
-    (bytes.len() == DIMENSIONS * 4)
-        .then(|| bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
+/// The previous generation's published vectors, to be relabelled for the new one.
+struct Reuse {
+    file: PathBuf,
+    bytes: u64,
+    old_chunks: u64,
+}
+
+/// Publishes the first vector set of a new generation: the previous generation's vectors
+/// of the unchanged chunks under their new ids (`reuse`, with `moved`: old id → new id),
+/// then the vectors of `model_id` the cache has for the other chunks (added in batches,
+/// so they are never all in memory twice).
+fn publish_cached(
+    gen_dir: &Path,
+    cache: &VectorCache,
+    model_id: &str,
+    chunks: &[StoredChunk],
+    reuse: Option<(&Reuse, &[(u64, u64)])>,
+) -> Result<VectorSet, Box<dyn std::error::Error>> {
+    let reader = cache.reader()?;
+    let reused = reuse.and_then(|(r, moved)| {
+        let mut builder = VectorBuilder::load(&r.file, r.bytes).ok()?;
+        builder.relabel(moved, r.old_chunks).ok()?;
+        Some(builder)
+    });
+    let mut builder = match reused {
+        Some(builder) => builder,
+        None => VectorBuilder::new(gen_dir)?,
+    };
+    let mut batch: Vec<(u64, Vec<f32>)> = Vec::with_capacity(PUBLISH_BATCH);
+    let flush = |builder: &mut VectorBuilder, batch: &mut Vec<(u64, Vec<f32>)>| {
+        let keyed: Vec<(u64, &[f32])> = batch.iter().map(|(id, v)| (*id, v.as_slice())).collect();
+        let added = builder.add_many(&keyed);
+        batch.clear();
+        added
+    };
+    for (id, stored) in chunks.iter().enumerate() {
+        if builder.contains(id as u64) {
+            continue;
+        }
+        if let Some(vector) = reader.get(&cache::key(model_id, &stored.hash))? {
+            batch.push((id as u64, vector));
+            if batch.len() == PUBLISH_BATCH {
+                flush(&mut builder, &mut batch)?;
+            }
+        }
+    }
+    flush(&mut builder, &mut batch)?;
+    Ok(vector_set::publish(gen_dir, model_id, chunks.len() as u64, &builder, None)?)
 }
 
 fn write_chunks_db(
@@ -576,27 +633,45 @@ pub struct Generation {
     text: Option<TextIndex>,
     /// Opened on first use (routing reads only `text` of most repos).
     files: std::sync::OnceLock<TextIndex>,
-    vectors: std::sync::OnceLock<VectorIndex>,
+    /// The published vector set when the generation was opened (`None`: lexical-only),
+    /// or why its manifest could not be read.
+    pub vector_set: Option<VectorSet>,
+    vector_set_error: Option<String>,
+    /// The set whose file was opened (on first use) and its index.
+    vectors: std::sync::OnceLock<(VectorSet, VectorIndex)>,
     /// First chunk id of every file, ascending (loaded on first use): maps a chunk to
     /// its file.
     file_starts: std::sync::OnceLock<Vec<u64>>,
 }
 
 impl Generation {
-    /// Opens the chunk store only (enough for reuse during builds and for `--detail`).
-    fn open(repo: &str, dir: &Path) -> Result<Generation, IndexError> {
+    /// Opens the chunk store only (enough for reuse during builds and for `--detail`), and
+    /// reads the vector manifest.
+    pub fn open(repo: &str, dir: &Path) -> Result<Generation, IndexError> {
         let corrupt = |detail: String| IndexError::Corrupt { repo: repo.to_string(), detail };
-        let db = ReadOnlyDatabase::open(dir.join("chunks.redb")).map_err(|e| corrupt(format!("chunks.redb: {e}")))?;
+        // A small page cache: queries read a few chunks, the worker streams through them all
+        // once (the default, 1 GiB, would keep them all).
+        let db = redb::Builder::new()
+            .set_cache_size(CHUNKS_CACHE_BYTES)
+            .open_read_only(dir.join("chunks.redb"))
+            .map_err(|e| corrupt(format!("chunks.redb: {e}")))?;
         let meta: IndexMeta = {
             let txn = db.begin_read().map_err(|e| corrupt(e.to_string()))?;
             let table = txn.open_table(META).map_err(|e| corrupt(format!("chunks.redb: {e}")))?;
             let bytes =
                 table.get("meta").map_err(|e| corrupt(e.to_string()))?.ok_or_else(|| corrupt("no meta".into()))?;
+            // The format leads the record: check it before decoding the rest, whose
+            // fields may differ between formats.
+            let format: u32 = decode(bytes.value()).map_err(|e| corrupt(format!("meta: {e}")))?;
+            if format != FORMAT {
+                return Err(corrupt(format!("index format {format} (this patina writes {FORMAT})")));
+            }
             decode(bytes.value()).map_err(|e| corrupt(format!("meta: {e}")))?
         };
-        if meta.format != FORMAT {
-            return Err(corrupt(format!("index format {} (this patina writes {FORMAT})", meta.format)));
-        }
+        let (vector_set, vector_set_error) = match vector_set::read(dir) {
+            Ok(set) => (set, None),
+            Err(e) => (None, Some(e.to_string())),
+        };
         Ok(Generation {
             repo: repo.to_string(),
             db,
@@ -604,22 +679,51 @@ impl Generation {
             dir: dir.to_path_buf(),
             text: None,
             files: std::sync::OnceLock::new(),
+            vector_set,
+            vector_set_error,
             vectors: std::sync::OnceLock::new(),
             file_starts: std::sync::OnceLock::new(),
         })
     }
 
-    /// The stored chunks of `path` if the file's hash is still `hash`.
-    fn file_chunks(&self, path: &str, hash: &[u8; 32]) -> Option<Vec<StoredChunk>> {
+    /// The generation's directory name.
+    pub fn name(&self) -> &str {
+        &self.meta.generation
+    }
+
+    /// Whether this is still what `repo_dir` serves: the live generation, with the vector
+    /// set it was opened with (cheap: two small reads). Long-lived readers reopen when not.
+    pub fn is_current(&self, repo_dir: &Path) -> bool {
+        live_generation_name(repo_dir).as_deref() == Some(self.name())
+            && vector_set::read(&self.dir).ok().flatten().map(|s| s.seq) == self.vector_set.as_ref().map(|s| s.seq)
+    }
+
+    /// `(chunk id, content hash)` of every chunk, in id order (for the embedding worker).
+    pub fn chunk_hashes(&self) -> Result<Vec<(u64, [u8; 32])>, IndexError> {
+        let corrupt = |detail: String| IndexError::Corrupt { repo: self.repo.clone(), detail };
+        let txn = self.db.begin_read().map_err(|e| corrupt(e.to_string()))?;
+        let table = txn.open_table(CHUNKS).map_err(|e| corrupt(e.to_string()))?;
+        let mut out = Vec::new();
+        for entry in table.iter().map_err(|e| corrupt(e.to_string()))? {
+            let (id, value) = entry.map_err(|e| corrupt(e.to_string()))?;
+            let stored: StoredChunk = decode(value.value()).map_err(|e| corrupt(format!("chunk: {e}")))?;
+            out.push((id.value(), stored.hash));
+        }
+        Ok(out)
+    }
+
+    /// The stored chunks of `path` and the id of the first, if the file's hash is still `hash`.
+    fn file_chunks(&self, path: &str, hash: &[u8; 32]) -> Option<(u64, Vec<StoredChunk>)> {
         let txn = self.db.begin_read().ok()?;
         let entry: FileEntry = decode(txn.open_table(FILES).ok()?.get(path).ok()??.value()).ok()?;
         if entry.hash != *hash {
             return None;
         }
         let table = txn.open_table(CHUNKS).ok()?;
-        (entry.first_chunk..entry.first_chunk + u64::from(entry.n_chunks))
+        let chunks = (entry.first_chunk..entry.first_chunk + u64::from(entry.n_chunks))
             .map(|id| decode(table.get(id).ok()??.value()).ok())
-            .collect()
+            .collect::<Option<Vec<StoredChunk>>>()?;
+        Some((entry.first_chunk, chunks))
     }
 
     fn file_paths(&self) -> Vec<String> {
@@ -711,17 +815,47 @@ impl Generation {
         Ok(self.files.get_or_init(|| files))
     }
 
-    /// The vectors, opened on first use; `None` when built without a model.
-    fn vectors(&self) -> Result<Option<&VectorIndex>, IndexError> {
-        if self.meta.model_id.is_none() {
-            return Ok(None);
+    /// The published vectors, opened on first use: `None` when the generation is
+    /// lexical-only or nothing is embedded yet. A file replaced by a newer publication
+    /// since the manifest was read is found through the manifest read again.
+    fn vectors(&self) -> Result<Option<&(VectorSet, VectorIndex)>, IndexError> {
+        if let Some(opened) = self.vectors.get() {
+            return Ok(Some(opened));
         }
-        if let Some(vectors) = self.vectors.get() {
-            return Ok(Some(vectors));
+        let corrupt = |detail: String| IndexError::Corrupt { repo: self.repo.clone(), detail };
+        if let Some(detail) = &self.vector_set_error {
+            return Err(corrupt(detail.clone()));
         }
-        let vectors = VectorIndex::open(&self.dir.join("vectors.usearch"), self.meta.vectors_bytes)
-            .map_err(|e: VectorError| IndexError::Corrupt { repo: self.repo.clone(), detail: e.to_string() })?;
-        Ok(Some(self.vectors.get_or_init(|| vectors)))
+        let Some(set) = &self.vector_set else { return Ok(None) };
+        let open = |set: &VectorSet| -> Result<Option<VectorIndex>, VectorError> {
+            match &set.file {
+                Some(file) => VectorIndex::open(&self.dir.join(file), set.bytes).map(Some),
+                None => Ok(None),
+            }
+        };
+        let (set, index) = match open(set) {
+            Ok(index) => (set.clone(), index),
+            Err(first) => match vector_set::read(&self.dir) {
+                Ok(Some(fresh)) if fresh != *set && fresh.model_id == set.model_id => {
+                    let index = open(&fresh).map_err(|e| corrupt(e.to_string()))?;
+                    (fresh, index)
+                }
+                _ => return Err(corrupt(first.to_string())),
+            },
+        };
+        let Some(index) = index else { return Ok(None) };
+        Ok(Some(self.vectors.get_or_init(|| (set, index))))
+    }
+
+    /// The published vector set: the one opened, else the one read when the generation
+    /// was opened.
+    pub fn coverage(&self) -> Option<&VectorSet> {
+        self.vectors.get().map(|(set, _)| set).or(self.vector_set.as_ref())
+    }
+
+    /// The stored vector of chunk `id`, if it has one.
+    pub fn vector(&self, id: u64) -> Result<Option<Vec<f32>>, IndexError> {
+        Ok(self.vectors()?.and_then(|(_, index)| index.get(id)))
     }
 
     /// BM25 top files scored with `stats`: `(file, score)`, `file` being the id of its
@@ -784,17 +918,20 @@ impl Generation {
         text.term_stats(terms).map_err(|e| IndexError::Corrupt { repo: self.repo.clone(), detail: e.to_string() })
     }
 
-    /// `None` when this generation has no vectors.
+    /// The `limit` nearest embedded chunks: `None` when this generation has no vectors.
+    /// Only chunks that were embedded can be found: the others have no vector.
     pub fn semantic(&self, query: &[f32], limit: usize) -> Result<Option<Vec<(u64, f32)>>, IndexError> {
-        let Some(vectors) = self.vectors()? else { return Ok(None) };
+        let Some((_, vectors)) = self.vectors()? else { return Ok(None) };
         vectors
             .search(query, limit)
             .map(Some)
             .map_err(|e| IndexError::Corrupt { repo: self.repo.clone(), detail: e.to_string() })
     }
 
+    /// Whether the generation was built for the semantic channel (it may still have no
+    /// vector: see [`Generation::coverage`]).
     pub fn has_vectors(&self) -> bool {
-        self.meta.model_id.is_some()
+        self.vector_set.is_some()
     }
 }
 
@@ -833,7 +970,14 @@ pub fn open_chunks(repo_dir: &Path, repo: &str) -> Result<Generation, IndexError
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::embed::HashEmbedder;
+    use crate::search::embed::{DIMENSIONS, HashEmbedder};
+
+    /// The file of the live generation's published vectors.
+    fn vector_file(dir: &Path) -> PathBuf {
+        let (_, gen_dir) = current_generation(dir).unwrap();
+        let set = vector_set::read(&gen_dir).unwrap().unwrap();
+        gen_dir.join(set.file.unwrap())
+    }
 
     fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
@@ -885,6 +1029,48 @@ mod tests {
         assert_eq!(near[0].0, hits[0].0);
     }
 
+    /// Every chunk's published vector, by id.
+    fn all_vectors(dir: &Path) -> Vec<Option<Vec<f32>>> {
+        let generation = open(dir, "demo").unwrap();
+        (0..generation.meta.chunks).map(|id| generation.vector(id).unwrap()).collect()
+    }
+
+    #[test]
+    fn an_update_relabels_the_previous_vectors_to_the_new_chunk_ids() {
+        let item = |name: &str| format!("/// Does {name}.\npub fn {name}() -> u32 {{\n    7\n}}\n\n");
+        let text = |names: &[&str]| names.iter().map(|n| item(n)).collect::<String>();
+        let src = repo(&[
+            ("a.rs", &text(&["alpha_one", "alpha_two"])),
+            ("b.rs", &text(&["beta_one", "beta_two", "beta_three"])),
+            ("c.rs", &text(&["gamma_one", "gamma_two"])),
+            ("d.rs", &text(&["delta_one"])),
+        ]);
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("demo");
+        build(&dir, "demo", src.path(), Some(&mut HashEmbedder), &mut quiet()).unwrap();
+
+        // b.rs shrinks (ids after it shift), c.rs goes, e.rs comes.
+        std::fs::write(src.path().join("b.rs"), text(&["beta_one"])).unwrap();
+        std::fs::remove_file(src.path().join("c.rs")).unwrap();
+        std::fs::write(src.path().join("e.rs"), text(&["epsilon_one"])).unwrap();
+        let update = build(&dir, "demo", src.path(), Some(&mut HashEmbedder), &mut quiet()).unwrap();
+        assert_eq!(update.chunks_embedded + update.chunks_cached, update.chunks, "{update:?}");
+        assert!(update.chunks_embedded >= 1 && update.chunks_cached >= 3, "{update:?}");
+
+        let fresh_home = tempfile::tempdir().unwrap();
+        let fresh = fresh_home.path().join("demo");
+        build(&fresh, "demo", src.path(), Some(&mut HashEmbedder), &mut quiet()).unwrap();
+        let (updated, rebuilt) = (all_vectors(&dir), all_vectors(&fresh));
+        assert_eq!(updated, rebuilt);
+        assert!(updated.iter().all(Option::is_some));
+        let generation = open(&dir, "demo").unwrap();
+        assert_eq!(generation.coverage().unwrap().embedded, generation.meta.chunks);
+        // A removed chunk's vector is gone: searching with it finds only live chunks.
+        let gone = HashEmbedder.embed(&[&format!("c.rs\n{}", item("gamma_one").trim_end())]).unwrap();
+        let hits = generation.semantic(&gone[0], 50).unwrap().unwrap();
+        assert_eq!(hits.len() as u64, generation.meta.chunks, "{hits:?}");
+    }
+
     #[test]
     fn an_update_with_nothing_changed_writes_nothing() {
         let src = repo(&[("src/world.rs", WORLD)]);
@@ -903,8 +1089,7 @@ mod tests {
         assert!(build(&dir, "demo", src.path(), Some(&mut HashEmbedder), &mut quiet()).unwrap().up_to_date);
 
         // A damaged live generation is rebuilt, not kept.
-        let (_, gen_dir) = current_generation(&dir).unwrap();
-        std::fs::write(gen_dir.join("vectors.usearch"), b"garbage").unwrap();
+        std::fs::write(vector_file(&dir), b"garbage").unwrap();
         let repaired = build(&dir, "demo", src.path(), Some(&mut HashEmbedder), &mut quiet()).unwrap();
         assert!(!repaired.up_to_date);
         assert_eq!(repaired.chunks_embedded, 0, "vectors come back from the cache");
@@ -967,7 +1152,7 @@ mod tests {
         assert!(matches!(open(&dir, "a"), Err(IndexError::NotIndexed { .. })));
         build(&dir, "a", src.path(), Some(&mut HashEmbedder), &mut quiet()).unwrap();
         let (_, gen_dir) = current_generation(&dir).unwrap();
-        std::fs::write(gen_dir.join("vectors.usearch"), b"garbage").unwrap();
+        std::fs::write(vector_file(&dir), b"garbage").unwrap();
         assert!(matches!(open(&dir, "a"), Err(IndexError::Corrupt { .. })));
         std::fs::write(gen_dir.join("chunks.redb"), b"garbage").unwrap();
         assert!(matches!(open(&dir, "a"), Err(IndexError::Corrupt { .. })));

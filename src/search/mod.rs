@@ -19,14 +19,21 @@
 //! served from the index's chunk store, never read from a path a caller supplied.
 //! Invariant: when the model is unavailable the search still answers from the lexical
 //! channel and says why in [`SearchResult::warnings`]; it never fails for that reason.
+//! Invariant: the semantic channel searches only vectors of the query's model, and only
+//! the chunks embedded so far (a repo may be embedding in the background): each searched
+//! repo's share is in [`SearchResult::coverage`], and a warning says when it is not all.
 
+pub mod backfill;
+pub mod cache;
 pub mod chunk;
 pub mod embed;
 pub mod fuse;
 pub mod index;
+pub mod lock;
 pub mod select;
 pub mod text;
 pub mod vector;
+pub mod vector_set;
 
 use std::collections::BTreeMap;
 
@@ -132,6 +139,24 @@ pub struct SearchResult {
     pub channels: Channels,
     /// Why a channel or a repo was left out (printed once on stderr by the CLI).
     pub warnings: Vec<String>,
+    /// The semantic channel's coverage of each searched repo (empty when the channel did
+    /// not run: lexical-only, or no model).
+    #[serde(default)]
+    pub coverage: Vec<Coverage>,
+}
+
+/// How much of a searched repo the semantic channel could search.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Coverage {
+    pub repo: String,
+    /// The model of the repo's vectors (`None`: indexed lexical-only).
+    pub model_id: Option<String>,
+    /// Chunks with a vector of the query's model (0 when the repo's vectors are of
+    /// another model: those are never searched).
+    pub embedded: u64,
+    pub chunks: u64,
+    /// `done`, `embedding`, `queued`, `stalled`, `failed`, `lexical-only` or `other-model`.
+    pub state: String,
 }
 
 /// Searching failed.
@@ -209,13 +234,12 @@ impl Searcher {
         self.open.clear();
     }
 
-    /// Forgets the open indexes whose live generation changed on disk since they were
-    /// opened (cheap: one small file read per open repo). For long-lived searchers.
+    /// Forgets the open indexes whose live generation or published vectors changed on
+    /// disk since they were opened (cheap: two small file reads per open repo). For
+    /// long-lived searchers.
     pub fn refresh(&mut self) {
         let home = self.home.clone();
-        self.open.retain(|repo, generation| {
-            index::live_generation_name(&home.repo_dir(repo)).as_deref() == Some(generation.meta.generation.as_str())
-        });
+        self.open.retain(|repo, generation| generation.is_current(&home.repo_dir(repo)));
     }
 
     /// CORI beliefs (see [`select`]) of `query` in each of `repos`, in order. A repo whose
@@ -337,26 +361,26 @@ impl Searcher {
             if text::looks_like_code(&request.query) { text::Weights::FileByName } else { text::Weights::File };
         let mut lexical: Vec<(FileKey, f32)> = Vec::new();
         let mut semantic_chunks: Vec<(usize, u64, f32)> = Vec::new();
-        let mut no_vectors = Vec::new();
+        let mut coverage = Vec::new();
+        let query_model = self.embedder.as_ref().map(|e| e.model_id().to_string());
+        let worker_active = crate::worker::is_active(&self.home);
         for (repo_idx, g) in generations.iter().enumerate() {
             if !terms.is_empty() {
                 let files = g.lexical_files(&terms, candidates, &file_stats, file_weights)?;
                 lexical.extend(files.into_iter().map(|(file, s)| ((repo_idx, file), s)));
             }
-            if let Some(vector) = &query_vector {
-                match g.semantic(vector, candidates)? {
-                    Some(hits) => semantic_chunks.extend(hits.into_iter().map(|(id, s)| (repo_idx, id, s))),
-                    None => no_vectors.push(repos[repo_idx].0.clone()),
+            let (Some(vector), Some(model)) = (&query_vector, &query_model) else { continue };
+            let repo = &repos[repo_idx].0;
+            let covered = repo_coverage(&self.home.repo_dir(repo), repo, g, model, worker_active);
+            if covered.state != "lexical-only" && covered.state != "other-model" {
+                // Vectors of the query's model only; the others are never compared with it.
+                if let Some(hits) = g.semantic(vector, candidates)? {
+                    semantic_chunks.extend(hits.into_iter().map(|(id, s)| (repo_idx, id, s)));
                 }
             }
+            coverage.push(covered);
         }
-        if !no_vectors.is_empty() {
-            warnings.push(format!(
-                "{} indexed without the model (lexical only there): run `patina repo update {}`",
-                no_vectors.join(", "),
-                no_vectors.join(" ")
-            ));
-        }
+        warnings.extend(coverage_warnings(&coverage, query_model.as_deref().unwrap_or("")));
         // A file's semantic score is its best chunk's cosine.
         let mut semantic_files: BTreeMap<FileKey, f32> = BTreeMap::new();
         let mut chunk_cosines: BTreeMap<FileKey, Vec<(u64, f32)>> = BTreeMap::new();
@@ -439,7 +463,7 @@ impl Searcher {
             (true, false) => Channels::SemanticOnly,
             _ => Channels::LexicalOnly,
         };
-        Ok(SearchResult { hits, channels, warnings })
+        Ok(SearchResult { hits, channels, warnings, coverage })
     }
 
     /// The plain baseline: file-level BM25 of the file text alone over `repos`, with
@@ -479,8 +503,71 @@ impl Searcher {
     }
 }
 
-/// The chunks of one file, best first: `(chunk id, BM25, cosine)`. Each channel's score is
-/// taken relative to its best chunk in the file, and the two are added.
+/// The semantic channel's coverage of one repo for a query embedded by `model`.
+fn repo_coverage(repo_dir: &std::path::Path, repo: &str, g: &Generation, model: &str, worker_active: bool) -> Coverage {
+    let mut covered =
+        Coverage { repo: repo.to_string(), model_id: None, embedded: 0, chunks: g.meta.chunks, state: String::new() };
+    let Some(set) = g.coverage() else {
+        covered.state = "lexical-only".into();
+        return covered;
+    };
+    covered.model_id = Some(set.model_id.clone());
+    if set.model_id != model {
+        covered.state = "other-model".into();
+        return covered;
+    }
+    covered.embedded = set.embedded;
+    covered.chunks = set.chunks;
+    covered.state = backfill::status(repo_dir, g.name(), set, worker_active).state.as_str().into();
+    covered
+}
+
+/// One line for the repos the semantic channel covered only in part (none when all is
+/// covered).
+fn coverage_warnings(coverage: &[Coverage], model: &str) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let lexical: Vec<&str> = coverage.iter().filter(|c| c.state == "lexical-only").map(|c| c.repo.as_str()).collect();
+    if !lexical.is_empty() {
+        warnings.push(format!(
+            "{} indexed without the model (lexical only there): run `patina repo update {}`",
+            lexical.join(", "),
+            lexical.join(" ")
+        ));
+    }
+    let other: Vec<&Coverage> = coverage.iter().filter(|c| c.state == "other-model").collect();
+    if !other.is_empty() {
+        let names: Vec<String> =
+            other.iter().map(|c| format!("{} ({})", c.repo, c.model_id.as_deref().unwrap_or(""))).collect();
+        let ids: Vec<&str> = other.iter().map(|c| c.repo.as_str()).collect();
+        warnings.push(format!(
+            "{} embedded with another model than {model}: lexical only there until re-embedded (`patina repo update {}`)",
+            names.join(", "),
+            ids.join(" ")
+        ));
+    }
+    let partial: Vec<String> = coverage
+        .iter()
+        .filter(|c| c.model_id.as_deref() == Some(model) && c.embedded < c.chunks)
+        .map(|c| {
+            let share = if c.chunks == 0 { 100.0 } else { 100.0 * c.embedded as f64 / c.chunks as f64 };
+            let how = match c.state.as_str() {
+                "embedding" => "embedding in the background".to_string(),
+                "queued" => "queued for the background worker".to_string(),
+                _ => format!("embedding stopped: run `patina repo embed {}`", c.repo),
+            };
+            format!("{} {share:.0}% ({} of {} chunks; {how})", c.repo, c.embedded, c.chunks)
+        })
+        .collect();
+    if !partial.is_empty() {
+        warnings.push(format!(
+            "semantic search covers part of {}: {}; lexical search covers all",
+            if partial.len() == 1 { "a repo" } else { "some repos" },
+            partial.join(", ")
+        ));
+    }
+    warnings
+}
+
 /// The chunks of one file, best first: `(chunk id, BM25, cosine)`, scored by
 /// [`fuse::ALPHA`] · BM25 / `max_lexical` + (1 − α) · cosine / `max_cosine` (the best of
 /// each channel over all results), the better cosine first on equal scores.
@@ -592,5 +679,73 @@ mod tests {
         assert!(matches!(searcher.search(&missing), Err(SearchError::Index(IndexError::NotIndexed { .. }))));
         let empty = SearchRequest { query: "  ".into(), ..request };
         assert!(matches!(searcher.search(&empty), Err(SearchError::EmptyQuery)));
+    }
+
+    #[test]
+    fn a_partly_embedded_repo_is_searched_by_meaning_where_embedded_and_says_how_much() {
+        let home = tempfile::tempdir().unwrap();
+        let home = PatinaHome::at(home.path());
+        let src = tempfile::tempdir().unwrap();
+        let mut text = String::new();
+        for i in 0..12 {
+            text.push_str(&format!("/// Spawns entity kind {i} into the world.\npub fn spawn_kind_{i}() {{}}\n\n"));
+        }
+        std::fs::write(src.path().join("world.rs"), text).unwrap();
+        let dir = home.repo_dir("a");
+        let built = index::build_lexical(&dir, "a", src.path(), Some("hash-bag-of-words"), &mut |_, _, _| {}).unwrap();
+        let chunks = built.chunks;
+        assert!(chunks > 4, "{chunks} chunks");
+        let config = backfill::Config { step: 4, publish_every: std::time::Duration::ZERO, wait_for_lock: false };
+        let steps = std::cell::Cell::new(0);
+        let stop = || {
+            steps.set(steps.get() + 1);
+            steps.get() > 1
+        };
+        backfill::run(&dir, &mut embed::HashEmbedder, &config, &mut |_| {}, &stop).unwrap();
+
+        let mut searcher = Searcher::with_embedder(&home, Some(Box::new(embed::HashEmbedder)));
+        let request = SearchRequest { repos: vec!["a".into()], query: "spawns entity world".into(), limit: 20 };
+        let result = searcher.search(&request).unwrap();
+        let expected = Coverage {
+            repo: "a".into(),
+            model_id: Some("hash-bag-of-words".into()),
+            embedded: 4,
+            chunks,
+            state: "stalled".into(),
+        };
+        assert_eq!(result.coverage, vec![expected]);
+        assert!(
+            result
+                .warnings
+                .iter()
+                .any(|w| w.contains(&format!("(4 of {chunks} chunks")) && w.contains("patina repo embed a")),
+            "{:?}",
+            result.warnings
+        );
+        let by_meaning: Vec<u64> = result.hits.iter().filter(|h| h.semantic.is_some()).map(|h| h.chunk_id).collect();
+        assert!(!by_meaning.is_empty() && by_meaning.iter().all(|id| *id < 4), "{by_meaning:?}");
+
+        // After the rest is embedded, a long-lived searcher sees the new vectors.
+        backfill::run(&dir, &mut embed::HashEmbedder, &config, &mut |_| {}, &|| false).unwrap();
+        searcher.refresh();
+        let result = searcher.search(&request).unwrap();
+        assert_eq!((result.coverage[0].embedded, result.coverage[0].state.as_str()), (chunks, "done"));
+        assert!(result.warnings.is_empty(), "{:?}", result.warnings);
+
+        // A query embedded by another model never meets these vectors.
+        struct Other;
+        impl Embedder for Other {
+            fn model_id(&self) -> &str {
+                "other-model"
+            }
+            fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, embed::EmbedError> {
+                embed::HashEmbedder.embed(texts)
+            }
+        }
+        let mut other = Searcher::with_embedder(&home, Some(Box::new(Other)));
+        let result = other.search(&request).unwrap();
+        assert_eq!(result.coverage[0].state, "other-model");
+        assert!(result.hits.iter().all(|h| h.semantic.is_none()));
+        assert!(result.warnings.iter().any(|w| w.contains("another model")), "{:?}", result.warnings);
     }
 }
