@@ -99,6 +99,21 @@ pub struct World {
     pub languages: Vec<String>,
     /// The live beliefs, observations and relations (the knowledge channel).
     pub knowledge: crate::knowledge::Knowledge,
+    /// The knowledge-vector cache file, decoded, while the file is unchanged: a warm world
+    /// (the daemon's) reads it once, not per query.
+    knowledge_vector_file: std::sync::Arc<std::sync::Mutex<Option<VectorFile>>>,
+}
+
+/// `$PATINA_HOME/cache/knowledge-vectors.bin` as read: (modified time, length) and its
+/// vectors by blake3(model, text).
+#[derive(Debug)]
+struct VectorFile {
+    stamp: (Option<std::time::SystemTime>, u64),
+    vectors: std::collections::HashMap<[u8; 32], Vec<f32>>,
+}
+
+fn file_stamp(path: &std::path::Path) -> (Option<std::time::SystemTime>, u64) {
+    std::fs::metadata(path).map(|m| (m.modified().ok(), m.len())).unwrap_or((None, 0))
 }
 
 impl World {
@@ -356,10 +371,15 @@ fn knowledge_vectors(
     let query_vector = searcher.embed_query(query)?;
     let path = home.root().join("cache").join("knowledge-vectors.bin");
     let config = bincode::config::standard().with_limit::<{ 256 * 1024 * 1024 }>();
-    let mut cache: HashMap<[u8; 32], Vec<f32>> = std::fs::read(&path)
-        .ok()
-        .and_then(|bytes| bincode::serde::decode_from_slice(&bytes, config).ok().map(|(c, _)| c))
-        .unwrap_or_default();
+    let mut held = world.knowledge_vector_file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let stamp = file_stamp(&path);
+    let mut cache: HashMap<[u8; 32], Vec<f32>> = match held.take() {
+        Some(file) if file.stamp == stamp && stamp.0.is_some() => file.vectors,
+        _ => std::fs::read(&path)
+            .ok()
+            .and_then(|bytes| bincode::serde::decode_from_slice(&bytes, config).ok().map(|(c, _)| c))
+            .unwrap_or_default(),
+    };
     let key = |text: &str| *blake3::hash(format!("{model}\0{text}").as_bytes()).as_bytes();
     let mut missing: Vec<&str> = items
         .iter()
@@ -387,6 +407,7 @@ fn knowledge_vectors(
         .iter()
         .map(|(id, texts)| (id.to_string(), texts.iter().filter_map(|t| cache.get(&key(t)).cloned()).collect()))
         .collect();
+    *held = Some(VectorFile { stamp: file_stamp(&path), vectors: cache });
     Some((query_vector, vectors))
 }
 
