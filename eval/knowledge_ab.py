@@ -10,7 +10,8 @@ QUERIES defaults to eval/knowledge-queries.json (knowledge questions with the be
 that answer them, task questions with the code that answers them; written by an author
 who read neither the code nor the other query sets).
 
-Prints, channel on vs off: belief recall@5 and MRR on the knowledge questions; repo MRR,
+Prints, channel on vs off: belief recall@5 (all, the fit half kq_001-020 that choices are
+made on, and the held-out half) and MRR on the knowledge questions; repo MRR,
 doc MRR and doc recall@5 on the task questions; tokens (bytes / 4) of the human scry
 answer. Python 3 standard library only.
 """
@@ -45,7 +46,7 @@ def main():
     data = json.load(open(queries))
     report = {"queries": os.path.basename(queries), "knowledge": {}, "tasks": {}}
 
-    recalls, mrrs, tokens_on = [], [], []
+    recalls, mrrs, tokens_on, halves = [], [], [], {"fit": [], "held_out": []}
     for q in data["knowledge"]:
         result, tokens = scry(binary, home, q["query"], q["source_project"], flags)
         tokens_on.append(tokens)
@@ -53,6 +54,8 @@ def main():
         top5 = [h["symbol"] for h in result["hits"][:5] if h.get("kind") in ("belief", "observation")]
         expected = q["expected_beliefs"]
         recalls.append(sum(1 for b in expected if b in top5) / len(expected))
+        # Choices are made on kq_001-020 (the fit half); kq_021-040 is held out.
+        halves["fit" if int(q["id"].split("_")[1]) <= 20 else "held_out"].append(recalls[-1])
         ranks = [i for i, h in enumerate(result["hits"]) if h.get("kind") != "code" and h["symbol"] in expected]
         mrrs.append(1 / (ranks[0] + 1) if ranks else 0.0)
     n = len(recalls)
@@ -61,6 +64,8 @@ def main():
         "belief_recall_at_5": round(sum(recalls) / n, 3),
         "belief_mrr": round(sum(mrrs) / n, 3),
         "with_a_belief_in_top_5": sum(1 for r in recalls if r > 0),
+        "belief_recall_at_5_fit_half": round(sum(halves["fit"]) / max(1, len(halves["fit"])), 3),
+        "belief_recall_at_5_held_out_half": round(sum(halves["held_out"]) / max(1, len(halves["held_out"])), 3),
     }
 
     for label, extra in (("on", flags), ("off", flags + ["--no-beliefs"])):
