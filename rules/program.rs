@@ -45,6 +45,11 @@ pub const G_BORROWING: u8 = 10;
 /// Ending mentions that contradict a claim (`contradiction_cues`): they end USES and
 /// LEARNS_FROM edges (validity pass).
 pub const G_CONTRADICTION: u8 = 11;
+/// Imports a manifest no longer has: it was read again without the dependency and the
+/// import was retracted. The edge they made stays as history (`manifest-import` fires on
+/// them too) and the validity pass ends it at the drop, unless a live import, a bench
+/// run, a link or newer text holds it. Each unit's date is the day of its retraction.
+pub const G_DROPPED_IMPORT: u8 = 12;
 
 /// Rule codes, in the order of [`RULES`].
 pub const R_MANUAL_LINK: u8 = 0;
@@ -77,7 +82,8 @@ pub const RULES: &[RuleInfo] = &[
         code: R_MANIFEST_IMPORT,
         name: "manifest-import",
         edge_type: Some(USES),
-        description: "a manifest of the project depends on the repo: project USES repo",
+        description: "a manifest of the project depends on the repo: project USES repo (a dependency the manifest \
+                      dropped ends the edge; history keeps it)",
     },
     RuleInfo {
         code: R_BENCH_RUN,
@@ -184,6 +190,8 @@ crepe! {
 
     // candidate(p, USES, r, manifest-import) :- group(g, p, r, IMPORT, n), n >= 1.
     Candidate(p, USES, r, R_MANIFEST_IMPORT) <- Group(_, p, r, k, n, _), (k == G_IMPORT && n >= 1);
+    // An import that was dropped still made its edge (history; the validity pass ends it).
+    Candidate(p, USES, r, R_MANIFEST_IMPORT) <- Group(_, p, r, k, n, _), (k == G_DROPPED_IMPORT && n >= 1);
     // candidate(p, TESTS_WITH, r, bench-run) :- group(g, p, r, BENCH, n, _), n >= 1.
     Candidate(p, TESTS_WITH, r, R_BENCH_RUN) <- Group(_, p, r, k, n, _), (k == G_BENCH && n >= 1);
     // candidate(p, TESTS_WITH, r, testing-command) :- group(g, p, r, COMMAND, n, _), n >= 1.
@@ -231,7 +239,7 @@ crepe! {
 /// Which evidence group kinds a rule's provenance lists.
 pub fn rule_reads(rule: u8, kind: u8) -> bool {
     match rule {
-        R_MANIFEST_IMPORT => kind == G_IMPORT,
+        R_MANIFEST_IMPORT => kind == G_IMPORT || kind == G_DROPPED_IMPORT,
         R_BENCH_RUN => kind == G_BENCH,
         R_TESTING_COMMAND => kind == G_COMMAND,
         R_TESTING_CUES => kind == G_TESTING,
@@ -303,7 +311,7 @@ mod tests {
         for g in &input.groups {
             let Group(_, p, r, k, n, s) = *g;
             match k {
-                G_IMPORT if n >= 1 => {
+                G_IMPORT | G_DROPPED_IMPORT if n >= 1 => {
                     candidates.insert((p, USES, r, R_MANIFEST_IMPORT));
                 }
                 G_BENCH if n >= 1 => {
@@ -363,6 +371,7 @@ mod tests {
                 G_BENCH,
                 G_ENDING,
                 G_BORROWING,
+                G_DROPPED_IMPORT,
             ]);
             let group = (0..n, 0..n, group_kinds, 0u32..4, 0u32..3);
             let link = (0..n, 0u8..5, 0..n);

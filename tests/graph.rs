@@ -739,3 +739,48 @@ fn graph_queries_of_a_current_graph_leave_the_store_as_it_was() {
         assert!(std::fs::read(home.store_path()).unwrap() == before, "{args:?} wrote to the store");
     }
 }
+
+/// Issue 13: a manifest whose newest version lost a dependency ends the USES edge the
+/// manifest made (history in `graph --all`, the drop cited by `explain`; `--as-of` the
+/// day before still has it); putting the dependency back starts it again.
+#[test]
+fn a_dependency_the_manifest_dropped_ends_its_edge() {
+    let home = Home::new();
+    home.ok(&["mother", "sync", "--registry", &example_registry()]);
+    let project = home.path().join("atlas");
+    std::fs::create_dir_all(&project).unwrap();
+    let manifest = project.join("Cargo.toml");
+    let with = "[package]\nname = \"atlas\"\n\n[dependencies]\nvectorlite = \"1\"\nquickparse = \"2\"\n";
+    std::fs::write(&manifest, with).unwrap();
+    let ingest = || home.ok(&["mother", "ingest", manifest.to_str().unwrap(), "--project", "atlas"]);
+    ingest();
+    assert!(has(&edges(&home), "atlas", "USES", "vectorlite"));
+    // The manifest drops vectorlite.
+    std::fs::write(&manifest, "[package]\nname = \"atlas\"\n\n[dependencies]\nquickparse = \"2\"\n").unwrap();
+    ingest();
+    let current = edges(&home);
+    assert!(!has(&current, "atlas", "USES", "vectorlite"), "dropped: not current: {current:?}");
+    assert!(has(&current, "atlas", "USES", "quickparse"), "still in the manifest");
+    let today = home.json(&["mother", "log", "--kind", "retracted"]).as_array().unwrap()[0]["ts"]
+        .as_str()
+        .map(|t| t[..10].to_string());
+    let history = home.json(&["mother", "graph", "--all"]);
+    let ended = history.as_array().unwrap().iter().find(|e| e["type"] == "USES" && e["to"] == "vectorlite").unwrap();
+    assert!(ended["valid_until"].is_string(), "{ended}");
+    if let Some(today) = today {
+        assert_eq!(ended["valid_until"].as_str(), Some(today.as_str()), "ended the day the manifest dropped it");
+    }
+    let out = home.cmd(&["mother", "explain", "atlas", "USES", "vectorlite"]).output().unwrap();
+    let explain = String::from_utf8_lossy(&out.stdout);
+    assert!(explain.contains("ended") && explain.contains("Cargo.toml"), "{explain}");
+    // As of yesterday the manifest still had it.
+    let yesterday =
+        (jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::UTC).date() - jiff::Span::new().days(1)).to_string();
+    let before = home.json(&["mother", "graph", "--as-of", &yesterday]);
+    assert!(before.as_array().unwrap().iter().any(|e| e["type"] == "USES" && e["to"] == "vectorlite"), "{before}");
+    // Put back: current again; and the incremental graph equals a derivation from scratch.
+    std::fs::write(&manifest, with).unwrap();
+    ingest();
+    assert!(has(&edges(&home), "atlas", "USES", "vectorlite"));
+    assert_eq!(home.json(&["mother", "derive", "--check"])["check"], "identical");
+}

@@ -190,6 +190,11 @@ struct RouteFeedbackRef<'a> {
     useful: bool,
 }
 
+#[derive(serde::Deserialize)]
+struct RetractedRef {
+    target_seq: u64,
+}
+
 fn borrow<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> Result<(T, usize), DecodeError> {
     bincode::serde::borrow_decode_from_slice(bytes, config()).map_err(|err| DecodeError::Malformed(err.to_string()))
 }
@@ -244,12 +249,14 @@ pub fn decode_evidence(bytes: &[u8]) -> Result<Option<(i64, EvidenceRef<'_>)>, D
             let f = borrow::<RouteFeedbackRef<'_>>(payload)?.0;
             EvidenceRef::RouteFeedback { project: f.project, repo: f.repo, useful: f.useful }
         }
+        EventKind::Retracted => EvidenceRef::Retracted { target_seq: borrow::<RetractedRef>(payload)?.0.target_seq },
         EventKind::NodeRegistered
         | EventKind::NodeRemoved
-        | EventKind::Retracted
         | EventKind::Belief
         | EventKind::Observation
-        | EventKind::Relation => return Ok(None),
+        | EventKind::Relation => {
+            return Ok(None);
+        }
     };
     Ok(Some((header.ts_ms, evidence)))
 }

@@ -403,6 +403,10 @@ pub enum EvidenceRef<'a> {
         repo: &'a str,
         useful: bool,
     },
+    /// A retraction: the graph reads those of imports (a manifest dropped a dependency).
+    Retracted {
+        target_seq: u64,
+    },
 }
 
 impl<'a> EvidenceRef<'a> {
@@ -429,9 +433,9 @@ impl<'a> EvidenceRef<'a> {
             Event::RouteFeedback(f) => {
                 EvidenceRef::RouteFeedback { project: f.project.as_deref(), repo: &f.repo, useful: f.useful }
             }
+            Event::Retracted(r) => EvidenceRef::Retracted { target_seq: r.target_seq },
             Event::NodeRegistered(_)
             | Event::NodeRemoved(_)
-            | Event::Retracted(_)
             | Event::Belief(_)
             | Event::Observation(_)
             | Event::Relation(_) => return None,

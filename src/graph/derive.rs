@@ -60,9 +60,10 @@ pub struct Edge {
     pub valid_from: Option<String>,
     /// For an edge that ended: the date of the evidence that ended it.
     pub valid_until: Option<String>,
-    /// Removals and contradictions of the repo in the project's logs (`ending` mentions),
-    /// oldest first. An edge ends when the newest of them is at least as new as its
-    /// newest text evidence and no manifest, bench run or manual link holds it.
+    /// Removals and contradictions of the repo in the project's logs (`ending` mentions)
+    /// and dependencies the project's manifests dropped, oldest first. An edge ends when
+    /// the newest of them is at least as new as its newest text evidence and no manifest
+    /// (still naming it), bench run or manual link holds it.
     pub endings: Vec<UnitRef>,
 }
 
@@ -209,7 +210,7 @@ fn validity(facts: &Facts, params: &Params, a: u32, t: u8, b: u32, fired: &[Firi
     // A removal ends a dependency; a contradiction ends a dependency or a learning claim;
     // nothing in the logs ends a TESTS_WITH edge (a repo tested on stays tested on).
     let ends = |kind: u8| match t {
-        program::USES => kind == program::G_ENDING || kind == program::G_CONTRADICTION,
+        program::USES => matches!(kind, program::G_ENDING | program::G_CONTRADICTION | program::G_DROPPED_IMPORT),
         program::LEARNS_FROM => kind == program::G_CONTRADICTION,
         _ => false,
     };
@@ -226,8 +227,16 @@ fn validity(facts: &Facts, params: &Params, a: u32, t: u8, b: u32, fired: &[Firi
     endings.sort_by_key(at);
     let support: Vec<&UnitRef> =
         fired.iter().filter(|f| TEXT_RULES.contains(&f.rule.as_str())).flat_map(|f| &f.units).collect();
-    // A manifest, a bench run, a manual link or a registry domain holds the edge whatever the logs say.
-    let held = fired.iter().any(|f| !TEXT_RULES.contains(&f.rule.as_str()));
+    // A manifest that still has the dependency, a bench run, a manual link or a registry
+    // domain holds the edge whatever the logs say.
+    let manifest = RULES[program::R_MANIFEST_IMPORT as usize].name;
+    let in_a_manifest = facts
+        .groups_by_pair
+        .get(&(a, b))
+        .into_iter()
+        .flatten()
+        .any(|&g| facts.groups[g as usize].kind == program::G_IMPORT);
+    let held = fired.iter().any(|f| !TEXT_RULES.contains(&f.rule.as_str()) && (f.rule != manifest || in_a_manifest));
     let newest_end = endings.last().map(at);
     let ended = !held && newest_end.as_ref().is_some_and(|end| support.iter().all(|u| at(u) <= *end));
     let dates = |units: &mut dyn Iterator<Item = &UnitRef>| units.filter_map(|u| u.date.clone()).min();
@@ -310,7 +319,20 @@ fn firing(facts: &Facts, params: &Params, rule: u8, a: u32, b: u32, groups: &[u3
     let name = RULES[rule as usize].name.to_string();
     let groups: Vec<&GroupInfo> = groups.iter().map(|&g| &facts.groups[g as usize]).collect();
     let c = unit_coefficient(params, rule);
-    let units: Vec<UnitRef> = groups.iter().flat_map(|g| per_unit(facts, params, g, c)).collect();
+    let units: Vec<UnitRef> = groups
+        .iter()
+        .flat_map(|g| {
+            let mut units = per_unit(facts, params, g, c);
+            if g.kind == program::G_DROPPED_IMPORT {
+                // The import itself, undated like every import (its drop is an ending).
+                for u in &mut units {
+                    u.date = None;
+                    u.value = round(c * recency(params, None, None));
+                }
+            }
+            units
+        })
+        .collect();
     let (term, detail) = match rule {
         program::R_MANUAL_LINK => {
             let given = groups.iter().find_map(|g| g.link_weight);

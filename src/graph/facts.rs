@@ -123,15 +123,21 @@ pub fn load(log: &EventLog<'_>, params: &Params) -> Result<Facts, Error> {
     load_as_of(log, params, None)
 }
 
-/// The evidence kinds the facts read.
-const EVIDENCE_KINDS: [EventKind; 6] = [
+/// The evidence kinds the facts read (retractions for the imports they name).
+const EVIDENCE_KINDS: [EventKind; 7] = [
     EventKind::Mention,
     EventKind::Import,
     EventKind::BenchRun,
     EventKind::LinkAdded,
     EventKind::LinkRemoved,
     EventKind::RouteFeedback,
+    EventKind::Retracted,
 ];
+
+/// The UTC day an event was appended.
+fn appended_day(ts_ms: i64) -> Option<jiff::civil::Date> {
+    jiff::Timestamp::from_millisecond(ts_ms).map(|t| t.to_zoned(jiff::tz::TimeZone::UTC).date()).ok()
+}
 
 /// Loads the facts from the live events whose evidence is dated up to `as_of` (all when
 /// `None`): mentions by their session's date, bench runs by their `when`, every other
@@ -155,29 +161,36 @@ pub fn load_as_of(log: &EventLog<'_>, params: &Params, as_of: Option<jiff::civil
             let dated = match evidence {
                 EvidenceRef::Mention { session_date, .. } => session_date.and_then(parse_date),
                 EvidenceRef::BenchRun { when, .. } => parse_date(when),
+                // A later retraction of an import: it was in force then (`resolve_drops`).
+                EvidenceRef::Retracted { .. } => None,
                 _ => appended_by(ts_ms),
             };
             if dated.is_some_and(|d| d > as_of) {
                 return Ok(());
             }
         }
-        builder.add(seq, evidence, params);
+        builder.add(seq, ts_ms, evidence, params);
         Ok(())
     })?;
+    // The imports that retractions name (other retracted events are no evidence).
+    let targets = log.events_at(builder.retractions.iter().map(|r| r.1).collect())?;
+    builder.resolve_drops(&targets, as_of, params);
     Ok(builder.finish(params, through_seq))
 }
 
-/// Builds the facts from live events (in seq order).
-pub fn from_events(events: &[StoredEvent], params: &Params, through_seq: u64) -> Facts {
+/// Builds the facts from live events (in seq order) and the events their retractions
+/// name (`retracted`: the imports among them count as dropped).
+pub fn from_events(events: &[StoredEvent], retracted: &[StoredEvent], params: &Params, through_seq: u64) -> Facts {
     let mut builder = Builder::new(events.iter().filter_map(|e| match &e.event {
         Event::NodeRegistered(n) => Some((n, e.seq)),
         _ => None,
     }));
     for e in events {
         if let Some(evidence) = EvidenceRef::of(&e.event) {
-            builder.add(e.seq, evidence, params);
+            builder.add(e.seq, e.ts_ms, evidence, params);
         }
     }
+    builder.resolve_drops(retracted, None, params);
     builder.finish(params, through_seq)
 }
 
@@ -211,6 +224,8 @@ struct Builder {
     links: Vec<(u32, u8, u32, u64, Option<f32>)>,
     unlinks: BTreeMap<(u32, u8, u32), u64>,
     feedback: BTreeMap<(u32, u32), Feedback>,
+    /// (retraction seq, target seq, the day it was appended).
+    retractions: Vec<(u64, u64, Option<jiff::civil::Date>)>,
 }
 
 impl Builder {
@@ -237,6 +252,29 @@ impl Builder {
             links: Vec::new(),
             unlinks: BTreeMap::new(),
             feedback: BTreeMap::new(),
+            retractions: Vec::new(),
+        }
+    }
+
+    /// The imports among the events retractions name: dropped dependencies
+    /// (`G_DROPPED_IMPORT`, dated by the retraction), or, for a view `as_of` a day before
+    /// the retraction, imports still in force.
+    fn resolve_drops(&mut self, targets: &[StoredEvent], as_of: Option<jiff::civil::Date>, params: &Params) {
+        let by_seq: HashMap<u64, &StoredEvent> = targets.iter().map(|e| (e.seq, e)).collect();
+        for (retraction, target, day) in std::mem::take(&mut self.retractions) {
+            let Some(Event::Import(import)) = by_seq.get(&target).map(|e| &e.event) else { continue };
+            if as_of.is_some_and(|as_of| day.is_some_and(|d| d > as_of)) {
+                // Dropped after the day looked at: then it was in force.
+                self.add(target, 0, EvidenceRef::of(&Event::Import(import.clone())).expect("an import"), params);
+                continue;
+            }
+            let (Some(p), Some(r)) = (self.id(&import.project), self.id(&import.repo)) else { continue };
+            if p == r {
+                continue;
+            }
+            let key = self.key(&import.manifest);
+            self.unit(program::G_DROPPED_IMPORT, p, r, key, day, true, target);
+            self.unit(program::G_DROPPED_IMPORT, p, r, key, day, true, retraction);
         }
     }
 
@@ -278,8 +316,9 @@ impl Builder {
         self.records.push(Record { kind, from, to, key, seq, strong, date });
     }
 
-    fn add(&mut self, seq: u64, evidence: EvidenceRef<'_>, params: &Params) {
+    fn add(&mut self, seq: u64, ts_ms: i64, evidence: EvidenceRef<'_>, params: &Params) {
         match evidence {
+            EvidenceRef::Retracted { target_seq } => self.retractions.push((seq, target_seq, appended_day(ts_ms))),
             EvidenceRef::Mention { project, repo, session_id, session_date, cue_class, cue, strong_cue } => {
                 let (Some(p), Some(r)) = (self.id(project), self.id(repo)) else { return };
                 if p == r {
@@ -398,7 +437,9 @@ impl Builder {
             }
         }
         for (g, group) in groups.iter().enumerate() {
-            if let Some(date) = group.units.iter().filter_map(|u| u.date).max() {
+            // A drop's date is when the manifest lost the dependency, not evidence of work.
+            let dated = group.kind != program::G_DROPPED_IMPORT;
+            if let Some(date) = group.units.iter().filter_map(|u| u.date).max().filter(|_| dated) {
                 let entry = newest.entry(group.from).or_insert(date);
                 *entry = (*entry).max(date);
             }
@@ -554,7 +595,7 @@ mod tests {
             })
             .collect();
         let through = events.len() as u64;
-        from_events(&events, &Params::builtin(), through)
+        from_events(&events, &[], &Params::builtin(), through)
     }
 
     /// 3,000 projects all in `rust` and each in one of 150 narrow domains of 20 members:

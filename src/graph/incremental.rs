@@ -68,6 +68,10 @@ pub fn pair_index(facts: &Facts) -> PairIndex {
             continue;
         }
         by_pair.entry((group.from, group.to)).or_default().extend(group.seqs());
+        // A drop's date is not evidence of work (as in `facts`: recency ignores it).
+        if group.kind == program::G_DROPPED_IMPORT {
+            continue;
+        }
         if let Some(date) = group.units.iter().filter_map(|u| u.date).max() {
             let entry = newest.entry((group.from, group.to)).or_insert(date);
             *entry = (*entry).max(date);
@@ -151,7 +155,7 @@ pub fn update(store: &Store, params: &Params) -> Result<Result<Update, NeedsFull
     log.visit(stamped + 1..=last, |e| {
         match &e.event {
             Event::NodeRegistered(_) | Event::NodeRemoved(_) => nodes_changed = true,
-            Event::Retracted(r) => retracted.push(r.target_seq),
+            Event::Retracted(r) => retracted.push((e.seq, r.target_seq)),
             event => {
                 if let Some(pair) = pair_of(event) {
                     new_seqs.entry(pair).or_default().push(e.seq);
@@ -164,11 +168,22 @@ pub fn update(store: &Store, params: &Params) -> Result<Result<Update, NeedsFull
         return Ok(Err(NeedsFull::NodesChanged));
     }
     let mut dirty: BTreeSet<Pair> = new_seqs.keys().cloned().collect();
-    for target in log.events_at(retracted)? {
+    let retractions = retracted;
+    let targets = log.events_at(retractions.iter().map(|r| r.1).collect())?;
+    let target_of: std::collections::HashMap<u64, &StoredEvent> = targets.iter().map(|e| (e.seq, e)).collect();
+    for &(retraction, target) in &retractions {
+        let Some(target) = target_of.get(&target) else { continue };
         match &target.event {
             // A node's registration or a retraction's retraction: let the full derivation decide.
             Event::NodeRegistered(_) | Event::NodeRemoved(_) | Event::Retracted(_) => {
                 return Ok(Err(NeedsFull::NodesChanged));
+            }
+            // A dropped import is evidence of its pair (the edge it made ends).
+            Event::Import(_) => {
+                if let Some(pair) = pair_of(&target.event) {
+                    new_seqs.entry(pair.clone()).or_default().push(retraction);
+                    dirty.insert(pair);
+                }
             }
             event => dirty.extend(pair_of(event)),
         }
@@ -191,7 +206,16 @@ pub fn update(store: &Store, params: &Params) -> Result<Result<Update, NeedsFull
     wanted.dedup();
     let mut events: Vec<StoredEvent> = log.node_events()?;
     events.extend(log.live_events_at(wanted)?);
-    let facts = facts::from_events(&events, params, last);
+    // The events the pairs' retractions name (their imports count as dropped).
+    let named: Vec<u64> = events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::Retracted(r) => Some(r.target_seq),
+            _ => None,
+        })
+        .collect();
+    let dropped = log.events_at(named)?;
+    let facts = facts::from_events(&events, &dropped, params, last);
     let index = pair_index(&facts);
 
     // 3. New pair index entries; the newest date of every from-node of a dirty pair.

@@ -66,7 +66,7 @@ pub struct Params {
 }
 
 /// Bump when the rule program changes meaning, so stored graphs are re-derived.
-const PROGRAM_VERSION: &str = "rules-v2";
+const PROGRAM_VERSION: &str = "rules-v3";
 
 impl Params {
     /// The built-in parameters.
