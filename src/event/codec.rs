@@ -77,8 +77,8 @@ fn take<T: DeserializeOwned>(bytes: &[u8]) -> Result<(T, usize), DecodeError> {
     bincode::serde::decode_from_slice(bytes, config()).map_err(|err| DecodeError::Malformed(err.to_string()))
 }
 
-/// Decodes one record; never panics, whatever the bytes.
-pub fn decode(bytes: &[u8]) -> Result<StoredEvent, DecodeError> {
+/// The record's kind and the bytes after its prefix (format, kind tag, payload version).
+fn prefix(bytes: &[u8]) -> Result<(EventKind, &[u8]), DecodeError> {
     let (&format, rest) = bytes.split_first().ok_or(DecodeError::Empty)?;
     if format != RECORD_FORMAT {
         return Err(DecodeError::UnknownFormat(format));
@@ -90,6 +90,12 @@ pub fn decode(bytes: &[u8]) -> Result<StoredEvent, DecodeError> {
     if *version != PAYLOAD_V1 {
         return Err(DecodeError::UnknownVersion { kind: kind.as_str(), version: *version });
     }
+    Ok((kind, rest))
+}
+
+/// Decodes one record; never panics, whatever the bytes.
+pub fn decode(bytes: &[u8]) -> Result<StoredEvent, DecodeError> {
+    let (kind, rest) = prefix(bytes)?;
     let (header, used) = take::<Header>(rest)?;
     let payload = &rest[used..];
     let (event, used) = decode_payload_v1(kind, payload)?;
@@ -203,17 +209,7 @@ fn borrow<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> Result<(T, usize), 
 /// `(ts_ms, evidence)`, or `None` for a record of another kind. Same errors as [`decode`]
 /// for the parts it reads; never panics.
 pub fn decode_evidence(bytes: &[u8]) -> Result<Option<(i64, EvidenceRef<'_>)>, DecodeError> {
-    let (&format, rest) = bytes.split_first().ok_or(DecodeError::Empty)?;
-    if format != RECORD_FORMAT {
-        return Err(DecodeError::UnknownFormat(format));
-    }
-    let [tag, version, rest @ ..] = rest else {
-        return Err(DecodeError::Malformed("record shorter than its prefix".into()));
-    };
-    let kind = EventKind::from_tag(*tag).ok_or(DecodeError::UnknownKind(*tag))?;
-    if *version != PAYLOAD_V1 {
-        return Err(DecodeError::UnknownVersion { kind: kind.as_str(), version: *version });
-    }
+    let (kind, rest) = prefix(bytes)?;
     let (header, used) = borrow::<HeaderRef<'_>>(rest)?;
     let payload = &rest[used..];
     let evidence = match kind {

@@ -368,24 +368,14 @@ impl<'s> EventLog<'s> {
 
     /// The registered nodes, by id (nodes whose latest event is a removal are absent).
     pub fn nodes(&self) -> Result<BTreeMap<String, NodeRegistered>, Error> {
-        let txn = self.read()?;
-        let (Some(identity), Some(events)) = (open_read(&txn, IDENTITY)?, open_read(&txn, EVENTS)?) else {
-            return Ok(BTreeMap::new());
-        };
-        let prefix = node_identity("");
-        let mut out = BTreeMap::new();
-        for entry in identity.range(prefix.as_str()..)? {
-            let (key, seq) = entry?;
-            if !key.value().starts_with(&prefix) {
-                break;
-            }
-            let seq = seq.value();
-            let Some(bytes) = events.get(seq)? else { continue };
-            if let Event::NodeRegistered(node) = decode_at(seq, bytes.value())?.event {
-                out.insert(node.id.clone(), node);
-            }
-        }
-        Ok(out)
+        Ok(self
+            .node_events()?
+            .into_iter()
+            .filter_map(|e| match e.event {
+                Event::NodeRegistered(node) => Some((node.id.clone(), node)),
+                _ => None,
+            })
+            .collect())
     }
 
     /// The live registrations of the registered nodes, in id order.
