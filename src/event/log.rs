@@ -208,13 +208,27 @@ impl<'s> EventLog<'s> {
         self.live_of(seqs)
     }
 
+    /// The events of one kind among these seqs, in the given order: records of other
+    /// kinds are skipped by their kind tag, never decoded.
+    pub fn events_of_kind_at(&self, seqs: Vec<u64>, kind: EventKind) -> Result<Vec<StoredEvent>, Error> {
+        self.decode_where(seqs, |tag| tag == kind.tag())
+    }
+
     fn by_index(&self, seqs: Vec<u64>) -> Result<Vec<StoredEvent>, Error> {
+        self.decode_where(seqs, |_| true)
+    }
+
+    /// The events among these seqs whose kind tag passes `keep`, decoded.
+    fn decode_where(&self, seqs: Vec<u64>, keep: impl Fn(u8) -> bool) -> Result<Vec<StoredEvent>, Error> {
         let txn = self.read()?;
         let Some(events) = open_read(&txn, EVENTS)? else { return Ok(Vec::new()) };
         let mut out = Vec::with_capacity(seqs.len());
         for seq in seqs {
             if let Some(bytes) = events.get(seq)? {
-                out.push(decode_at(seq, bytes.value())?);
+                let bytes = bytes.value();
+                if bytes.get(1).is_some_and(|tag| keep(*tag)) || bytes.len() < 2 {
+                    out.push(decode_at(seq, bytes)?);
+                }
             }
         }
         Ok(out)

@@ -173,7 +173,7 @@ pub fn load_as_of(log: &EventLog<'_>, params: &Params, as_of: Option<jiff::civil
         Ok(())
     })?;
     // The imports that retractions name (other retracted events are no evidence).
-    let targets = log.events_at(builder.retractions.iter().map(|r| r.1).collect())?;
+    let targets = log.events_of_kind_at(builder.retractions.iter().map(|r| r.1).collect(), EventKind::Import)?;
     builder.resolve_drops(&targets, as_of, params);
     Ok(builder.finish(params, through_seq))
 }

@@ -214,7 +214,7 @@ pub fn update(store: &Store, params: &Params) -> Result<Result<Update, NeedsFull
             _ => None,
         })
         .collect();
-    let dropped = log.events_at(named)?;
+    let dropped = log.events_of_kind_at(named, crate::event::EventKind::Import)?;
     let facts = facts::from_events(&events, &dropped, params, last);
     let index = pair_index(&facts);
 
