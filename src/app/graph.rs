@@ -180,6 +180,9 @@ pub fn explain(ctx: &mut Invocation, from: &str, edge_type: &str, to: &str, max_
             writeln!(out, "    • {}{}", unit.key, unit.date.as_deref().map(|d| format!(" ({d})")).unwrap_or_default())?;
             for ev in &unit.events {
                 writeln!(out, "        #{} {}  {}", ev.seq, ev.source, ev.text)?;
+                if !ev.cue.is_empty() {
+                    writeln!(out, "          cue: {}", ev.cue)?;
+                }
             }
         }
     }
@@ -199,6 +202,9 @@ pub fn explain(ctx: &mut Invocation, from: &str, edge_type: &str, to: &str, max_
             )?;
             for ev in &unit.events {
                 writeln!(out, "        #{} {}  {}", ev.seq, ev.source, ev.text)?;
+                if !ev.cue.is_empty() {
+                    writeln!(out, "          cue: {}", ev.cue)?;
+                }
             }
         }
     }

@@ -24,6 +24,12 @@ pub fn run(
     }
     .map_err(anyhow::Error::msg)
     .context("loading the cue vocabulary")?;
+    let (cues, notice) = crate::ingest::exemplars::attach(cues, &ctx.home)
+        .map_err(anyhow::Error::msg)
+        .context("loading the cue exemplars")?;
+    if let Some(notice) = notice {
+        eprintln!("patina: note: {notice}");
+    }
     let store = ctx.open_store()?;
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = ProgressBar::new(0);

@@ -28,6 +28,12 @@ pub fn run(ctx: &mut Invocation, args: ServeArgs) -> anyhow::Result<u8> {
         let cues = Cues::load_with_user_file(Some(&ctx.home.root().join("rules").join("cues.toml")))
             .map_err(anyhow::Error::msg)
             .context("loading the cue vocabulary")?;
+        let (cues, notice) = crate::ingest::exemplars::attach(cues, &ctx.home)
+            .map_err(anyhow::Error::msg)
+            .context("loading the cue exemplars")?;
+        if let Some(notice) = notice {
+            eprintln!("patina: note: {notice}");
+        }
         Some(WatchOptions {
             roots,
             debounce: Duration::from_millis(200),

@@ -30,6 +30,12 @@ pub fn run(
     let cues = Cues::load_with_user_file(Some(&ctx.home.root().join("rules").join("cues.toml")))
         .map_err(anyhow::Error::msg)
         .context("loading the cue vocabulary")?;
+    let (cues, notice) = crate::ingest::exemplars::attach(cues, &ctx.home)
+        .map_err(anyhow::Error::msg)
+        .context("loading the cue exemplars")?;
+    if let Some(notice) = notice {
+        eprintln!("patina: note: {notice}");
+    }
     let store_path = ctx.home.store_path();
     // Opened here first so that creating the store (or replacing a leftover) is told on
     // stderr; each batch below opens it again for its duration only.

@@ -23,6 +23,9 @@ pub struct Cited {
     pub date: Option<String>,
     /// The sentence of a mention, or the event's one-line summary.
     pub text: String,
+    /// What classified a mention: its cue phrase, testing command, lead-in or exemplar
+    /// (with its similarity); empty for a plain mention and for other events.
+    pub cue: String,
     pub live: bool,
 }
 
@@ -92,12 +95,12 @@ fn cite(log: &EventLog<'_>, seq: u64) -> Result<Option<Cited>, Error> {
         Source::File { path, start_line, .. } if *start_line > 0 => format!("{path}:{start_line}"),
         other => other.to_string(),
     };
-    let (session, date, text) = match &event.event {
-        Event::Mention(m) => (Some(m.session_id.clone()), m.session_date.clone(), m.sentence.clone()),
-        Event::BenchRun(b) => (None, Some(b.when.clone()), event.event.summary()),
-        other => (None, None, other.summary()),
+    let (session, date, text, cue) = match &event.event {
+        Event::Mention(m) => (Some(m.session_id.clone()), m.session_date.clone(), m.sentence.clone(), m.cue.clone()),
+        Event::BenchRun(b) => (None, Some(b.when.clone()), event.event.summary(), String::new()),
+        other => (None, None, other.summary(), String::new()),
     };
-    Ok(Some(Cited { seq, kind: event.event.kind().as_str(), source, session, date, text, live }))
+    Ok(Some(Cited { seq, kind: event.event.kind().as_str(), source, session, date, text, cue, live }))
 }
 
 /// Explains `from TYPE to`: the rules and events behind it, or why it is missing.

@@ -114,8 +114,12 @@ pub struct Cues {
     /// Lower-cased ambiguous ids and aliases.
     pub ambiguous: Vec<String>,
     pub bulk_min_distinct_nodes: usize,
-    /// A hash of the whole vocabulary (part of the ingest cache key).
+    /// A hash of the whole vocabulary, and of the exemplars and model when attached
+    /// (part of the ingest cache key).
     pub fingerprint: [u8; 32],
+    /// The exemplars and embedding model that classify what phrases leave plain or weak
+    /// (`exemplars.rs`); `None` without the model: phrases alone.
+    pub exemplar_model: Option<std::sync::Arc<super::exemplars::ExemplarModel>>,
 }
 
 /// One cue found in a text: byte span and class.
@@ -239,7 +243,18 @@ impl Cues {
             ambiguous: lower(merged.ambiguous.ids),
             bulk_min_distinct_nodes: merged.bulk.min_distinct_nodes.unwrap_or(6).max(2),
             fingerprint: *fingerprint.finalize().as_bytes(),
+            exemplar_model: None,
         })
+    }
+
+    /// These cues with exemplars classifying by meaning (the fingerprint covers them).
+    pub fn with_exemplar_model(mut self, model: std::sync::Arc<super::exemplars::ExemplarModel>) -> Cues {
+        let mut h = blake3::Hasher::new();
+        h.update(&self.fingerprint);
+        h.update(&model.fingerprint());
+        self.fingerprint = *h.finalize().as_bytes();
+        self.exemplar_model = Some(model);
+        self
     }
 
     /// The built-in vocabulary plus the user's file, if it exists.

@@ -117,6 +117,18 @@ pub struct FoundMention {
     pub strong_cue: bool,
     /// Distinct nodes named on the same line (including this one).
     pub co_mentions: u32,
+    /// The lead-in of the list or table block the mention sits in (its label, trimmed of
+    /// markdown), when the block is not a bulk list; what the exemplars compare with.
+    pub lead_in: Option<String>,
+}
+
+/// The lead-in of a list or table block.
+#[derive(Debug, Clone)]
+struct LeadIn {
+    /// The lead-in line without markdown decoration, at most 80 characters.
+    label: String,
+    /// The cue the block's items inherit: the lead-in's strong class, with its words.
+    cue: Option<(CueClass, String)>,
 }
 
 const MAX_SENTENCE: usize = 400;
@@ -210,10 +222,11 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             if c.ambiguous && !c.repo_context && !strong {
                 continue;
             }
+            let lead_in = blocks.lead_in(line_idx, text, &lines, cues, matcher, skip_node);
             if let Some(ending) = ending_cue(text, s_start, s_end, c.start, c.end, cues) {
                 cue = Some((CueClass::Ending, ending));
                 strong = true;
-            } else if !strong && let Some(lead) = blocks.lead_in(line_idx, text, &lines, cues, matcher, skip_node) {
+            } else if !strong && let Some(lead) = lead_in.as_ref().and_then(|l| l.cue.clone()) {
                 cue = Some(lead);
                 strong = true;
             }
@@ -229,6 +242,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 cue,
                 strong_cue,
                 co_mentions: 0,
+                lead_in: lead_in.map(|l| l.label),
             });
         }
         let distinct = nodes_on_line.len() as u32;
@@ -283,8 +297,8 @@ fn line_shape(line: &str) -> LineShape {
 /// The lead-ins of list and table blocks, found once per line and remembered.
 #[derive(Default)]
 struct Blocks {
-    /// Line index → the inherited cue of the item or row on it (`None`: nothing to inherit).
-    cache: std::collections::HashMap<usize, Option<(CueClass, String)>>,
+    /// Line index → the lead-in of the item or row on it (`None`: not in a block with one).
+    cache: std::collections::HashMap<usize, Option<LeadIn>>,
 }
 
 /// How far above an item its lead-in may be (a long list is still one block).
@@ -299,7 +313,7 @@ impl Blocks {
         cues: &Cues,
         matcher: &NodeMatcher,
         skip_node: Option<&str>,
-    ) -> Option<(CueClass, String)> {
+    ) -> Option<LeadIn> {
         if let Some(known) = self.cache.get(&line_idx) {
             return known.clone();
         }
@@ -316,7 +330,7 @@ fn find_lead_in(
     cues: &Cues,
     matcher: &NodeMatcher,
     skip_node: Option<&str>,
-) -> Option<(CueClass, String)> {
+) -> Option<LeadIn> {
     let line_text = |i: usize| &text[lines[i].0..lines[i].1];
     let shape = line_shape(line_text(line_idx));
     let indent = match shape {
@@ -378,13 +392,15 @@ fn find_lead_in(
         }
     }
     let lead_text = line_text(lead);
-    let (class, words, strong) = cues.lead_in_class(lead_text)?;
-    if !strong || class == CueClass::Plain {
-        return None;
-    }
     let label = lead_text.trim().trim_start_matches(['#', '-', '*', ' ']).replace("**", "");
-    let label: String = label.chars().take(80).collect();
-    Some((class, format!("{words} (lead-in \"{}\", line {})", label.trim(), lead + 1)))
+    let label: String = label.trim().chars().take(80).collect();
+    let cue = match cues.lead_in_class(lead_text) {
+        Some((class, words, true)) if class != CueClass::Plain => {
+            Some((class, format!("{words} (lead-in \"{label}\", line {})", lead + 1)))
+        }
+        _ => None,
+    };
+    Some(LeadIn { label, cue })
 }
 
 /// How many bytes on each side of a mention an ending phrase (with its filler and object

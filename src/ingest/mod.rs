@@ -16,6 +16,7 @@ pub mod belief;
 pub mod bench_log;
 pub mod candidates;
 pub mod cues;
+pub mod exemplars;
 pub mod manifest;
 pub mod mention;
 pub mod read;
@@ -262,6 +263,9 @@ pub fn ingest(
         }
     }
     commit(&log, &mut pending, &mut pending_cache, &mut report)?;
+    if let Some(model) = &world.cues.exemplar_model {
+        model.save_cache();
+    }
     Ok(report)
 }
 
@@ -527,7 +531,7 @@ fn ingest_file(
     let knowledge = if kind == InputKind::Session { belief::file_kind(file, &text) } else { None };
     let events = match (kind, knowledge) {
         (_, Some(knowledge)) => belief_events(project, file, &path, knowledge, &text, report),
-        (InputKind::Session, None) => session_events(world, project, file, &path, &text),
+        (InputKind::Session, None) => session_events(world, project, file, &path, &text, report),
         (InputKind::Manifest(kind), None) => manifest_events(world, project, kind, &path, &text, report),
         (InputKind::Bench, None) => bench_events(world, project, &path, &text, report),
     };
@@ -565,9 +569,20 @@ fn belief_events(
     events
 }
 
-fn session_events(world: &World, project: &str, file: &Path, path: &str, text: &str) -> Vec<NewEvent> {
+fn session_events(
+    world: &World,
+    project: &str,
+    file: &Path,
+    path: &str,
+    text: &str,
+    report: &mut IngestReport,
+) -> Vec<NewEvent> {
     let meta = session::meta(file, text);
-    mention::extract(text, &world.matcher, &world.cues, Some(project))
+    let mut mentions = mention::extract(text, &world.matcher, &world.cues, Some(project));
+    if let Some(model) = &world.cues.exemplar_model {
+        classify_by_exemplars(model, &mut mentions, world.cues.bulk_min_distinct_nodes, report);
+    }
+    mentions
         .into_iter()
         .map(|m| {
             NewEvent::new(
@@ -587,6 +602,43 @@ fn session_events(world: &World, project: &str, file: &Path, path: &str, text: &
             )
         })
         .collect()
+}
+
+/// Gives the mentions that phrases left plain or weak the (strong) cue their nearest
+/// exemplars vote for (`exemplars.rs`). Endings, strong cues and bulk lines are left alone.
+fn classify_by_exemplars(
+    model: &exemplars::ExemplarModel,
+    mentions: &mut [mention::FoundMention],
+    bulk: usize,
+    report: &mut IngestReport,
+) {
+    let open: Vec<usize> = (0..mentions.len())
+        .filter(|&i| {
+            let m = &mentions[i];
+            !m.strong_cue && m.cue_class != crate::event::CueClass::Ending && (m.co_mentions as usize) < bulk
+        })
+        .collect();
+    let texts: Vec<String> = open
+        .iter()
+        .map(|&i| exemplars::compared_text(&mentions[i].sentence, &mentions[i].matched, mentions[i].lead_in.as_deref()))
+        .collect();
+    match model.classify(&texts) {
+        Ok(decisions) => {
+            for (&i, decision) in open.iter().zip(decisions) {
+                let Some(decision) = decision else { continue };
+                let m = &mut mentions[i];
+                m.cue_class = decision.class;
+                m.cue = decision.describe();
+                m.strong_cue = true;
+            }
+        }
+        Err(why) => {
+            let warning = format!("cue exemplars are off for this run ({why}): phrases alone classify mentions");
+            if !report.warnings.contains(&warning) {
+                report.warnings.push(warning);
+            }
+        }
+    }
 }
 
 fn manifest_events(
