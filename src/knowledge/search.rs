@@ -8,7 +8,7 @@
 //! fused code scores, so one list can hold both.
 //!
 //! With the model ([`search_with`]), an item also answers by meaning: the best cosine to
-//! the query of its [`texts`] (its claim, its statement, the notes of its evidence; item
+//! the query of its [`texts`] (its claim, its statement, its evidence, its applications; item
 //! vectors cached by the caller, `scry::knowledge_vectors`). A hit says which text
 //! answered ([`KnowledgeHit::part`]) and its cosine, so its provenance can say why it is
 //! there.
@@ -63,6 +63,8 @@ pub enum Part {
     Statement,
     /// A belief's summary and the notes of its evidence links (what the sessions said).
     Evidence,
+    /// A belief's summary and where it has been applied (its `## Applied-In` list).
+    Applications,
     /// An observation's text.
     Text,
 }
@@ -74,18 +76,21 @@ impl Part {
             Part::Claim => "claim",
             Part::Statement => "statement",
             Part::Evidence => "evidence",
+            Part::Applications => "applications",
             Part::Text => "text",
         }
     }
 }
 
 /// The texts of an item that are embedded: a belief's claim in brief (its id in words and
-/// its summary), in full (summary and statement), and its evidence (summary and the notes
-/// of its evidence links, which tell the situations the belief came from: a question that
-/// describes a situation is closer to them than to the principle); an observation's text.
+/// its summary), in full (summary and statement), its evidence (summary and the notes of
+/// its evidence links) and its applications (summary and where it has been applied). The
+/// last two tell the situations the belief came from and governs: a question that
+/// describes a situation is closer to them than to the principle. An observation's text.
 /// An item answers a query by the closest of them. (Chosen on the fit half of the blind
-/// A/B set, `eval/knowledge-queries.json` kq_001–020: the evidence text lifted the
-/// channel's recall@2 there from 0.625 to 0.700.)
+/// A/B set, `eval/knowledge-queries.json` kq_001–020: evidence and applications lifted
+/// the channel's recall@2 there from 0.625 to 0.775; each text on its own rather than
+/// one text of everything, which the model truncates and blurs.)
 pub fn texts(item: &Item) -> Vec<(Part, String)> {
     match item {
         Item::Belief(b) => {
@@ -96,6 +101,9 @@ pub fn texts(item: &Item) -> Vec<(Part, String)> {
             let notes: Vec<&str> = b.evidence.iter().map(|e| e.note.trim()).filter(|n| !n.is_empty()).collect();
             if !notes.is_empty() {
                 out.push((Part::Evidence, format!("{}. {}", b.summary, notes.join(". "))));
+            }
+            if !b.applied_in.is_empty() {
+                out.push((Part::Applications, format!("{}. {}", b.summary, b.applied_in.join(". "))));
             }
             out
         }
