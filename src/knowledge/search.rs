@@ -118,6 +118,13 @@ pub struct Semantic<'a> {
     pub items: &'a std::collections::HashMap<String, Vec<(Part, Vec<f32>)>>,
 }
 
+/// Items rank by the larger of their lexical share and meaning, plus this much of the
+/// smaller: either side alone can make a hit, and an item both sides find goes first
+/// (two items that answer every query word no longer tie at 1). Chosen on the fit half
+/// of the blind A/B set (belief MRR there 0.78 → 0.81 in the channel alone; 0.1 and 0.3
+/// alike, a plain sum lost recall).
+const AGREEMENT: f32 = 0.1;
+
 /// Cosine below this says nothing (unrelated sentences of this model sit around 0–0.2).
 const COSINE_FLOOR: f32 = 0.2;
 /// Cosine at which an item answers the query fully (close paraphrases sit at 0.5 and up).
@@ -221,14 +228,15 @@ pub fn search_with(
             let meaning = closest
                 .map(|(_, cos)| ((cos - COSINE_FLOOR) / (COSINE_FULL - COSINE_FLOOR)).clamp(0.0, 1.0))
                 .unwrap_or(0.0);
-            Scored { i, score: lexical.max(meaning), lexical, bm25, closest, by_meaning: meaning > lexical }
+            let order = lexical.max(meaning) + AGREEMENT * lexical.min(meaning);
+            Scored { i, score: lexical.max(meaning), order, lexical, bm25, closest, by_meaning: meaning > lexical }
         })
         .filter(|s| s.score >= MIN_SCORE)
         .collect();
-    scored.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.bm25.total_cmp(&a.bm25)).then(a.i.cmp(&b.i)));
+    scored.sort_by(|a, b| b.order.total_cmp(&a.order).then(b.bm25.total_cmp(&a.bm25)).then(a.i.cmp(&b.i)));
     scored
         .into_iter()
-        .filter_map(|Scored { i, score, lexical, bm25, closest, by_meaning }| {
+        .filter_map(|Scored { i, score, lexical, bm25, closest, by_meaning, .. }| {
             let entry = entries.get(i)?;
             Some(KnowledgeHit {
                 id: entry.item.id().to_string(),
@@ -257,9 +265,101 @@ pub fn search_with(
 struct Scored {
     i: usize,
     score: f32,
+    /// The channel's order: `score` plus [`AGREEMENT`] × the other side.
+    order: f32,
     lexical: f32,
     bm25: f32,
     /// The text closest in meaning and its cosine (with the model).
     closest: Option<(Part, f32)>,
     by_meaning: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+    use crate::event::{Belief, EvidenceLink, Source};
+    use crate::knowledge::Entry;
+
+    fn belief(id: &str, summary: &str, notes: &[&str], applied_in: &[&str]) -> Belief {
+        Belief {
+            project: "p".into(),
+            id: id.into(),
+            kind: "belief".into(),
+            persona: None,
+            facets: vec![],
+            confidence: None,
+            entrenchment: None,
+            status: "active".into(),
+            summary: summary.into(),
+            statement: format!("{summary} Always."),
+            evidence: notes
+                .iter()
+                .map(|n| EvidenceLink { target: "session-1".into(), note: n.to_string(), weight: None })
+                .collect(),
+            implications: vec![],
+            extracted: None,
+            revised: None,
+            applied_in: applied_in.iter().map(|a| a.to_string()).collect(),
+        }
+    }
+
+    fn knowledge(beliefs: Vec<Belief>) -> Knowledge {
+        let mut k = Knowledge::default();
+        for (seq, b) in beliefs.into_iter().enumerate() {
+            k.items.insert(b.id.clone(), Entry { item: Item::Belief(b), seq: seq as u64 + 1, source: Source::Cli });
+        }
+        k.index();
+        k
+    }
+
+    #[test]
+    fn a_belief_is_embedded_as_claim_statement_evidence_and_applications() {
+        let b =
+            belief("sync-first", "Prefer blocking code.", &["", "the workload is synchronous"], &["reqwest blocking"]);
+        let parts: Vec<(Part, String)> = texts(&Item::Belief(b));
+        assert_eq!(
+            parts,
+            [
+                (Part::Claim, "sync first. Prefer blocking code.".to_string()),
+                (Part::Statement, "Prefer blocking code.. Prefer blocking code. Always.".to_string()),
+                (Part::Evidence, "Prefer blocking code.. the workload is synchronous".to_string()),
+                (Part::Applications, "Prefer blocking code.. reqwest blocking".to_string()),
+            ]
+        );
+        // No evidence notes, no applications: two texts.
+        assert_eq!(texts(&Item::Belief(belief("a", "A.", &[""], &[]))).len(), 2);
+    }
+
+    /// A hit found by meaning says which of its texts answered, and its cosine; one found
+    /// by words says so. Items both sides find rank first.
+    #[test]
+    fn hits_say_which_text_answered() {
+        let k = knowledge(vec![
+            belief("by-words", "Tables rebuild from the log.", &[], &[]),
+            belief("by-meaning", "Unrelated words here.", &["x"], &["y"]),
+        ]);
+        let q = vec![1.0, 0.0];
+        let mut items = HashMap::new();
+        items.insert("by-words".to_string(), vec![(Part::Claim, vec![0.0, 1.0])]);
+        items.insert(
+            "by-meaning".to_string(),
+            vec![
+                (Part::Claim, vec![0.0, 1.0]),
+                (Part::Applications, vec![0.8, 0.6]),
+                (Part::Evidence, vec![0.3, 0.95]),
+            ],
+        );
+        let semantic = Semantic { query: &q, items: &items };
+        let hits = search_with(&k, &["p".to_string()], "rebuild tables from the log", 5, Some(&semantic));
+        let by_id: HashMap<&str, &KnowledgeHit> = hits.iter().map(|h| (h.id.as_str(), h)).collect();
+        let words = by_id["by-words"];
+        assert!(!words.by_meaning && words.lexical >= MIN_SCORE && words.score == words.lexical);
+        let meaning = by_id["by-meaning"];
+        assert!(meaning.by_meaning);
+        assert_eq!(meaning.part, Some(Part::Applications));
+        assert!((meaning.cosine.unwrap() - 0.8).abs() < 1e-6);
+        assert_eq!(meaning.score, 1.0);
+    }
 }
