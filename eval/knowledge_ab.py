@@ -6,6 +6,7 @@ Usage: python3 eval/knowledge_ab.py PATINA_BIN PATINA_HOME [QUERIES] [--lexical-
 PATINA_HOME must hold the evaluation world (eval/world/build.sh) with the project's
 beliefs ingested:
     patina mother ingest ../shared/data/patina-beliefs --project patina
+(again on a world ingested before ingest-v3, so each belief's `## Applied-In` is read).
 QUERIES defaults to eval/knowledge-queries.json (knowledge questions with the beliefs
 that answer them, task questions with the code that answers them; written by an author
 who read neither the code nor the other query sets).

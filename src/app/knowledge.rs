@@ -107,6 +107,12 @@ fn show_item(ctx: &mut Invocation, knowledge: &Knowledge, id: &str) -> anyhow::R
                             writeln!(w, "  [[{}]] {}{weight}", printable(&e.target), printable(&e.note))?;
                         }
                     }
+                    if !b.applied_in.is_empty() {
+                        writeln!(w, "applied in:")?;
+                        for a in &b.applied_in {
+                            writeln!(w, "  {}", printable(a))?;
+                        }
+                    }
                 }
                 Item::Observation(o) => {
                     writeln!(w, "{} ({}) — {}", printable(&o.id), printable(&o.kind), entry.source)?;

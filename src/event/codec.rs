@@ -13,16 +13,23 @@
 //! version is a [`DecodeError`]. Evolving a payload means adding a new version number
 //! here, keeping the decoder of every older version, and upgrading old payloads to the
 //! current struct on read: old logs stay readable forever.
+//!
+//! Versions: every kind is at v1, except a belief with applications (`applied_in`, a
+//! trailing field), which is at v2. A belief without them is still written at v1, byte
+//! for byte as before, so the content hash of every event written before v2 is unchanged
+//! (ingest's dedup and `repair`'s hash check keep holding for old logs).
 
 use serde::{Serialize, de::DeserializeOwned};
 
-use super::{ContentHash, CueClass, EdgeType, Event, EventKind, EvidenceRef, Source, StoredEvent};
+use super::{Belief, ContentHash, CueClass, EdgeType, Event, EventKind, EvidenceRef, Source, StoredEvent};
 use crate::error::DecodeError;
 
 /// The current record format.
 pub const RECORD_FORMAT: u8 = 1;
-/// The payload version every kind is written at today.
+/// The payload version every kind is written at, but a belief with applications.
 const PAYLOAD_V1: u8 = 1;
+/// A belief with applications: the v1 fields, then `applied_in`.
+const PAYLOAD_V2: u8 = 2;
 const LIMIT: usize = 16 * 1024 * 1024;
 
 fn config() -> impl bincode::config::Config {
@@ -57,6 +64,7 @@ pub fn encode_payload(event: &Event) -> Vec<u8> {
         Event::LinkRemoved(e) => to_bytes(e, &mut out),
         Event::RouteFeedback(e) => to_bytes(e, &mut out),
         Event::Retracted(e) => to_bytes(e, &mut out),
+        Event::Belief(e) if e.applied_in.is_empty() => to_bytes(&BeliefV1::from(e), &mut out),
         Event::Belief(e) => to_bytes(e, &mut out),
         Event::Observation(e) => to_bytes(e, &mut out),
         Event::Relation(e) => to_bytes(e, &mut out),
@@ -64,9 +72,80 @@ pub fn encode_payload(event: &Event) -> Vec<u8> {
     out
 }
 
+/// The payload version `event` is written at.
+fn payload_version(event: &Event) -> u8 {
+    match event {
+        Event::Belief(b) if !b.applied_in.is_empty() => PAYLOAD_V2,
+        _ => PAYLOAD_V1,
+    }
+}
+
+/// A belief at payload v1: [`Belief`] without `applied_in`, its fields in the same order.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct BeliefV1 {
+    project: String,
+    id: String,
+    kind: String,
+    persona: Option<String>,
+    facets: Vec<String>,
+    confidence: Option<f32>,
+    entrenchment: Option<String>,
+    status: String,
+    summary: String,
+    statement: String,
+    evidence: Vec<super::EvidenceLink>,
+    implications: Vec<String>,
+    extracted: Option<String>,
+    revised: Option<String>,
+}
+
+impl From<&Belief> for BeliefV1 {
+    fn from(b: &Belief) -> BeliefV1 {
+        let b = b.clone();
+        BeliefV1 {
+            project: b.project,
+            id: b.id,
+            kind: b.kind,
+            persona: b.persona,
+            facets: b.facets,
+            confidence: b.confidence,
+            entrenchment: b.entrenchment,
+            status: b.status,
+            summary: b.summary,
+            statement: b.statement,
+            evidence: b.evidence,
+            implications: b.implications,
+            extracted: b.extracted,
+            revised: b.revised,
+        }
+    }
+}
+
+impl From<BeliefV1> for Belief {
+    fn from(b: BeliefV1) -> Belief {
+        Belief {
+            project: b.project,
+            id: b.id,
+            kind: b.kind,
+            persona: b.persona,
+            facets: b.facets,
+            confidence: b.confidence,
+            entrenchment: b.entrenchment,
+            status: b.status,
+            summary: b.summary,
+            statement: b.statement,
+            evidence: b.evidence,
+            implications: b.implications,
+            extracted: b.extracted,
+            revised: b.revised,
+            applied_in: Vec::new(),
+        }
+    }
+}
+
 /// Encodes a stored event into one record.
 pub fn encode(stored: &StoredEvent) -> Vec<u8> {
-    let mut out = vec![RECORD_FORMAT, stored.event.kind().tag(), PAYLOAD_V1];
+    let mut out = vec![RECORD_FORMAT, stored.event.kind().tag(), payload_version(&stored.event)];
     let header = Header { seq: stored.seq, ts_ms: stored.ts_ms, source: stored.source.clone(), hash: stored.hash.0 };
     to_bytes(&header, &mut out);
     out.extend_from_slice(&encode_payload(&stored.event));
@@ -77,8 +156,9 @@ fn take<T: DeserializeOwned>(bytes: &[u8]) -> Result<(T, usize), DecodeError> {
     bincode::serde::decode_from_slice(bytes, config()).map_err(|err| DecodeError::Malformed(err.to_string()))
 }
 
-/// The record's kind and the bytes after its prefix (format, kind tag, payload version).
-fn prefix(bytes: &[u8]) -> Result<(EventKind, &[u8]), DecodeError> {
+/// The record's kind, payload version and the bytes after its prefix (format, kind tag,
+/// payload version).
+fn prefix(bytes: &[u8]) -> Result<(EventKind, u8, &[u8]), DecodeError> {
     let (&format, rest) = bytes.split_first().ok_or(DecodeError::Empty)?;
     if format != RECORD_FORMAT {
         return Err(DecodeError::UnknownFormat(format));
@@ -87,18 +167,24 @@ fn prefix(bytes: &[u8]) -> Result<(EventKind, &[u8]), DecodeError> {
         return Err(DecodeError::Malformed("record shorter than its prefix".into()));
     };
     let kind = EventKind::from_tag(*tag).ok_or(DecodeError::UnknownKind(*tag))?;
-    if *version != PAYLOAD_V1 {
+    let known = *version == PAYLOAD_V1 || (*version == PAYLOAD_V2 && kind == EventKind::Belief);
+    if !known {
         return Err(DecodeError::UnknownVersion { kind: kind.as_str(), version: *version });
     }
-    Ok((kind, rest))
+    Ok((kind, *version, rest))
 }
 
 /// Decodes one record; never panics, whatever the bytes.
 pub fn decode(bytes: &[u8]) -> Result<StoredEvent, DecodeError> {
-    let (kind, rest) = prefix(bytes)?;
+    let (kind, version, rest) = prefix(bytes)?;
     let (header, used) = take::<Header>(rest)?;
     let payload = &rest[used..];
-    let (event, used) = decode_payload_v1(kind, payload)?;
+    let (event, used) = match (kind, version) {
+        (EventKind::Belief, PAYLOAD_V1) => {
+            take::<BeliefV1>(payload).map(|(b, used)| (Event::Belief(b.into()), used))?
+        }
+        _ => decode_payload(kind, payload)?,
+    };
     if used != payload.len() {
         return Err(DecodeError::TrailingBytes(payload.len() - used));
     }
@@ -209,7 +295,7 @@ fn borrow<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> Result<(T, usize), 
 /// `(ts_ms, evidence)`, or `None` for a record of another kind. Same errors as [`decode`]
 /// for the parts it reads; never panics.
 pub fn decode_evidence(bytes: &[u8]) -> Result<Option<(i64, EvidenceRef<'_>)>, DecodeError> {
-    let (kind, rest) = prefix(bytes)?;
+    let (kind, _, rest) = prefix(bytes)?;
     let (header, used) = borrow::<HeaderRef<'_>>(rest)?;
     let payload = &rest[used..];
     let evidence = match kind {
@@ -257,7 +343,8 @@ pub fn decode_evidence(bytes: &[u8]) -> Result<Option<(i64, EvidenceRef<'_>)>, D
     Ok(Some((header.ts_ms, evidence)))
 }
 
-fn decode_payload_v1(kind: EventKind, bytes: &[u8]) -> Result<(Event, usize), DecodeError> {
+/// A payload at the version its kind is written at today (a belief: v2).
+fn decode_payload(kind: EventKind, bytes: &[u8]) -> Result<(Event, usize), DecodeError> {
     fn wrap<T: DeserializeOwned>(bytes: &[u8], f: fn(T) -> Event) -> Result<(Event, usize), DecodeError> {
         take::<T>(bytes).map(|(v, used)| (f(v), used))
     }
@@ -398,14 +485,15 @@ mod tests {
                 (prop::option::of(0.0f32..1.0), prop::option::of(text()), text(), text(), text()),
                 (
                     prop::collection::vec((text(), text(), prop::option::of(0.0f32..1.0)), 0..3),
-                    prop::option::of(text())
+                    prop::option::of(text()),
+                    strings(),
                 ),
             )
                 .prop_map(
                     |(
                         (project, id, kind, persona, facets),
                         (confidence, entrenchment, status, summary, statement),
-                        (evidence, extracted),
+                        (evidence, extracted, applied_in),
                     )| {
                         Event::Belief(Belief {
                             project,
@@ -425,6 +513,7 @@ mod tests {
                             implications: vec![],
                             revised: extracted.clone(),
                             extracted,
+                            applied_in,
                         })
                     }
                 ),
@@ -485,6 +574,65 @@ mod tests {
             Err(DecodeError::UnknownVersion { kind: "mention", version: 9 })
         ));
         assert!(matches!(decode(&[RECORD_FORMAT, 3, 1, 0xff, 0xff]), Err(DecodeError::Malformed(_))));
+    }
+
+    /// A belief without applications is written at v1, byte for byte as before v2 (so its
+    /// content hash is unchanged); one with them at v2; both decode to what was written.
+    #[test]
+    fn beliefs_without_applications_stay_at_payload_v1() {
+        let mut belief = Belief {
+            project: "p".into(),
+            id: "eventlog-is-truth".into(),
+            kind: "belief".into(),
+            persona: Some("architect".into()),
+            facets: vec!["persistence".into()],
+            confidence: Some(0.9),
+            entrenchment: None,
+            status: "active".into(),
+            summary: "The log is the truth.".into(),
+            statement: "Tables are views.".into(),
+            evidence: vec![EvidenceLink { target: "session-1".into(), note: "rebuilt".into(), weight: Some(0.5) }],
+            implications: vec!["rebuildable".into()],
+            extracted: Some("2026-01-14".into()),
+            revised: None,
+            applied_in: vec![],
+        };
+        let record = |b: &Belief| {
+            let event = Event::Belief(b.clone());
+            let hash = event.content_hash(&Source::Cli);
+            encode(&StoredEvent { seq: 1, ts_ms: 2, source: Source::Cli, hash, event })
+        };
+        let v1 = record(&belief);
+        assert_eq!(v1[2], PAYLOAD_V1);
+        let mut old_layout = vec![RECORD_FORMAT, EventKind::Belief.tag(), PAYLOAD_V1];
+        to_bytes(&Header { seq: 1, ts_ms: 2, source: Source::Cli, hash: decode(&v1).unwrap().hash.0 }, &mut old_layout);
+        to_bytes(
+            &(
+                &belief.project,
+                &belief.id,
+                &belief.kind,
+                &belief.persona,
+                &belief.facets,
+                &belief.confidence,
+                &belief.entrenchment,
+                &belief.status,
+                &belief.summary,
+                &belief.statement,
+                &belief.evidence,
+                &belief.implications,
+                (&belief.extracted, &belief.revised),
+            ),
+            &mut old_layout,
+        );
+        assert_eq!(v1, old_layout);
+        assert_eq!(decode(&v1).unwrap().event, Event::Belief(belief.clone()));
+        belief.applied_in = vec!["`scrape` rebuilds the tables".into()];
+        let v2 = record(&belief);
+        assert_eq!(v2[2], PAYLOAD_V2);
+        assert_eq!(decode(&v2).unwrap().event, Event::Belief(belief));
+        // v2 is a belief's version only.
+        let mention = [RECORD_FORMAT, EventKind::Mention.tag(), PAYLOAD_V2];
+        assert!(matches!(decode(&mention), Err(DecodeError::UnknownVersion { kind: "mention", version: 2 })));
     }
 
     #[test]

@@ -310,6 +310,9 @@ pub struct Belief {
     /// `YYYY-MM-DD`.
     pub extracted: Option<String>,
     pub revised: Option<String>,
+    /// Where it has been applied (the `## Applied-In` list: code, commands, decisions that
+    /// follow it). Payload v2; a belief without applications is written at v1, as before.
+    pub applied_in: Vec<String>,
 }
 
 /// One evidence link of a belief: `[[target]] - note (weight: w)`.

@@ -5,7 +5,8 @@
 //! `confidence.score`, `entrenchment`, `status`, `extracted`, `revised`); its sections are a
 //! one-line summary under the title, `## Statement`, `## Evidence` (wiki links with
 //! weights), `## Supports` / `## Attacks` / `## Attacked-By` (wiki links to other beliefs,
-//! each with an optional `(status: …, reason: …)`) and `## Implications`. A core pattern
+//! each with an optional `(status: …, reason: …)`), `## Implications` and `## Applied-In`
+//! (where the belief has been applied, one list item each). A core pattern
 //! file is a markdown file in a directory named `core`, or one whose front matter says
 //! `layer: core` (`id`, `status`, `created`, `tags`, `references`, all optional); its
 //! statement is `## Core Principle` (else its summary), its summary the `**Purpose:**` line
@@ -126,6 +127,7 @@ pub fn parse(project: &str, path: &str, stem: &str, kind: FileKind, text: &str) 
     let mut statement = String::new();
     let mut evidence = Vec::new();
     let mut implications = Vec::new();
+    let mut applied_in = Vec::new();
     let mut relations = Vec::new();
     // The summary: the first text line under the title (or the `**Purpose:**` line).
     if let Some(intro) = sections.first().filter(|s| s.name.is_empty() || s.level == 1) {
@@ -154,10 +156,11 @@ pub fn parse(project: &str, path: &str, stem: &str, kind: FileKind, text: &str) 
             }
         }
     }
-    if let Some(s) = section("implications") {
+    for (name, items) in [("implications", &mut implications), ("applied-in", &mut applied_in)] {
+        let Some(s) = section(name) else { continue };
         for (_, line) in &s.lines {
             if let Some(item) = line.trim().strip_prefix("- ").or_else(|| line.trim().strip_prefix("* ")) {
-                implications.push(item.trim().to_string());
+                items.push(item.trim().to_string());
             }
         }
     }
@@ -223,6 +226,7 @@ pub fn parse(project: &str, path: &str, stem: &str, kind: FileKind, text: &str) 
         implications,
         extracted: field("extracted").or_else(|| field("created")),
         revised: field("revised"),
+        applied_in,
     };
     BeliefDoc { belief, relations, lines: text.lines().count().max(1) as u32, warnings }
 }
@@ -308,7 +312,7 @@ fn evidence_link(line: &str) -> Option<EvidenceLink> {
 mod tests {
     use super::*;
 
-    const BELIEF: &str = "---\ntype: belief\nid: eventlog-is-truth\npersona: architect\nfacets: [data-architecture, persistence]\nconfidence:\n  score: 0.92\nentrenchment: very-high\nstatus: active\nextracted: 2026-01-14\nrevised: 2026-01-16\n---\n\n# eventlog-is-truth\n\nEventlog is source of truth; tables are materialized views.\n\n## Statement\n\nThe append-only eventlog is the canonical source of truth.\n\n## Evidence\n\n- [[session-20260115-121358]] - \"L2 eventlog captures surface decisions\" (weight: 0.95)\n- [[helland-paper]] - Academic grounding (weight: 0.80)\n\n## Verification\n\n```verify type=\"sql\"\n## not a heading\nSELECT 1\n```\n\n## Supports\n\n- [[rebuild-from-source]]\n\n## Attacks\n\n- [[mutable-state-simpler]] (status: defeated, reason: loses history)\n\n## Attacked-By\n\n- [[storage-overhead]] (status: scoped, scope: \"ref repos use lean storage\")\n\n## Implications\n\n- L1 eventlog: rebuildable\n";
+    const BELIEF: &str = "---\ntype: belief\nid: eventlog-is-truth\npersona: architect\nfacets: [data-architecture, persistence]\nconfidence:\n  score: 0.92\nentrenchment: very-high\nstatus: active\nextracted: 2026-01-14\nrevised: 2026-01-16\n---\n\n# eventlog-is-truth\n\nEventlog is source of truth; tables are materialized views.\n\n## Statement\n\nThe append-only eventlog is the canonical source of truth.\n\n## Evidence\n\n- [[session-20260115-121358]] - \"L2 eventlog captures surface decisions\" (weight: 0.95)\n- [[helland-paper]] - Academic grounding (weight: 0.80)\n\n## Verification\n\n```verify type=\"sql\"\n## not a heading\nSELECT 1\n```\n\n## Supports\n\n- [[rebuild-from-source]]\n\n## Attacks\n\n- [[mutable-state-simpler]] (status: defeated, reason: loses history)\n\n## Attacked-By\n\n- [[storage-overhead]] (status: scoped, scope: \"ref repos use lean storage\")\n\n## Implications\n\n- L1 eventlog: rebuildable\n\n## Applied-In\n\n- `scrape` rebuilds the tables from the log\n<!-- a comment -->\n";
 
     #[test]
     fn a_belief_file_with_its_sections_and_links() {
@@ -326,6 +330,7 @@ mod tests {
         assert_eq!(b.evidence[0].weight, Some(0.95));
         assert_eq!(b.evidence[0].note, "L2 eventlog captures surface decisions");
         assert_eq!(b.implications, ["L1 eventlog: rebuildable"]);
+        assert_eq!(b.applied_in, ["`scrape` rebuilds the tables from the log"]);
         let rels: Vec<(&str, &str, Option<&str>)> =
             doc.relations.iter().map(|(r, _)| (r.rel_type.as_str(), r.to.as_str(), r.note.as_deref())).collect();
         assert_eq!(

@@ -147,6 +147,7 @@ mod tests {
                 statement: String::new(),
                 evidence: vec![],
                 implications: vec![],
+                applied_in: vec![],
                 extracted: None,
                 revised: None,
             }),

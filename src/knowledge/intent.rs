@@ -40,6 +40,22 @@ fn words(query: &str) -> Vec<String> {
         .collect()
 }
 
+/// The first word of `query` and of each of its sentences (after `.`, `?` or `!` and a
+/// space: `self.is_empty()` is no sentence), lower-cased.
+fn sentence_starts(query: &str) -> Vec<String> {
+    let mut starts = vec![0];
+    let mut chars = query.char_indices().peekable();
+    while let Some((_, c)) = chars.next() {
+        if matches!(c, '.' | '?' | '!')
+            && let Some(&(next, space)) = chars.peek()
+            && space.is_whitespace()
+        {
+            starts.push(next);
+        }
+    }
+    starts.iter().filter_map(|&at| words(&query[at..]).into_iter().next()).collect()
+}
+
 /// The cue that makes `query` ask for advice (`"should"`, `"can I"`, `"ok to"`), if any.
 pub fn advice(query: &str) -> Option<String> {
     let v = vocabulary();
@@ -47,8 +63,10 @@ pub fn advice(query: &str) -> Option<String> {
     if let Some(w) = words.iter().find(|w| v.words.contains(w)) {
         return Some(w.clone());
     }
-    if let Some(first) = words.first().filter(|w| v.verbs.contains(w)) {
-        return Some(first.clone());
+    // A yes/no question: a verb opening the query or one of its sentences ("… lives
+    // inside the scrape command. Is importing it from there OK?").
+    if let Some(first) = sentence_starts(query).into_iter().find(|w| v.verbs.contains(w)) {
+        return Some(first);
     }
     for pair in words.windows(2) {
         if v.verbs.contains(&pair[0]) && v.subjects.contains(&pair[1]) {
@@ -72,6 +90,7 @@ mod tests {
             "Do we need a setting for that?",
             "Is importing it from there OK?",
             "Which config files shouldn't be committed?",
+            "The insert function lives inside the scrape command. Is importing it from there OK?",
         ] {
             assert!(advice(q).is_some(), "{q}");
         }
@@ -80,6 +99,9 @@ mod tests {
             "where does USearch set the default graph degree",
             "what algorithm does SDL use to resample audio",
             "vector similarity search implementation",
+            "the log is replayed on open. where does DuckDB replay the log",
+            "version 1.2 of the index format",
+            "where does the writer call self.is_empty() before a flush",
         ] {
             assert_eq!(advice(q), None, "{q}");
         }

@@ -172,6 +172,7 @@ mod tests {
                 statement: statement.into(),
                 evidence: vec![],
                 implications: vec![],
+                applied_in: vec![],
                 extracted: None,
                 revised: None,
             }),

@@ -318,6 +318,9 @@ fn knowledge_text(knowledge: &crate::knowledge::Knowledge, id: &str) -> String {
             for e in &b.evidence {
                 out.push_str(&format!("evidence: [[{}]] {}\n", e.target, e.note));
             }
+            for a in &b.applied_in {
+                out.push_str(&format!("applied in: {a}\n"));
+            }
             out
         }
         Item::Observation(o) => format!("{} ({}) — {}\n{}\n", o.id, o.kind, entry.source, o.text),

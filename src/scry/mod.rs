@@ -289,6 +289,11 @@ pub const MAX_KNOWLEDGE_HITS: usize = 3;
 /// searched repo) that answer the query to the result, by score: a knowledge hit's score
 /// (the share of the query it answers, 0..1) sits on the same scale as the fused file
 /// scores. At most [`MAX_KNOWLEDGE_HITS`]; the list keeps its length.
+///
+/// A query that asks for advice gets the channel's best [`ADVICE_FIRST`] ahead of the
+/// code. A query that names another repo and does not ask for advice ("how does Loro
+/// fold undo steps") asks about that repo's code: an item of a project it does not name
+/// places there by its words only, and one found by meaning alone goes after the code.
 fn merge_knowledge(
     result: &mut SearchResult,
     world: &World,
@@ -302,12 +307,26 @@ fn merge_knowledge(
     if found.is_empty() {
         return;
     }
-    let mut first = Vec::new();
     let advice = crate::knowledge::intent::advice(query).is_some();
+    let named: Vec<&str> = route.searched.iter().filter(|r| r.prior > 1.0).map(|r| r.repo.as_str()).collect();
+    let (mut first, mut last) = (Vec::new(), Vec::new());
     for (rank, k) in found.into_iter().enumerate() {
-        let hit = knowledge_hit(world, &k, rank);
+        let mut hit = knowledge_hit(world, &k, rank);
         if advice && rank < ADVICE_FIRST {
             first.push(hit);
+        } else if !advice && !named.is_empty() && !named.contains(&k.project.as_str()) && k.by_meaning {
+            let elsewhere = named.join(", ");
+            if k.lexical >= crate::knowledge::search::MIN_SCORE {
+                hit.fused_score = k.lexical;
+                hit.why = Some(format!(
+                    "by words: {:.0}% of the query (the query names {elsewhere}: not by meaning)",
+                    k.lexical * 100.0
+                ));
+                result.hits.push(hit);
+            } else {
+                hit.why = hit.why.map(|w| format!("{w}; after the code: the query names {elsewhere}"));
+                last.push(hit);
+            }
         } else {
             result.hits.push(hit);
         }
@@ -315,6 +334,7 @@ fn merge_knowledge(
     // Stable: equal scores keep code first.
     result.hits.sort_by(|a, b| b.fused_score.total_cmp(&a.fused_score));
     result.hits.splice(0..0, first);
+    result.hits.extend(last);
     result.hits.truncate(limit);
 }
 
@@ -329,20 +349,8 @@ fn knowledge_projects(route: &Route) -> Vec<String> {
     projects
 }
 
-/// Item id → the embeddings of its texts (see `knowledge_texts`).
-type ItemVectors = std::collections::HashMap<String, Vec<Vec<f32>>>;
-
-/// The texts of an item that are embedded: a belief's claim in brief (its id in words and
-/// its summary) and in full (summary and statement); an observation's text. An item
-/// answers a query by the closest of them.
-fn knowledge_texts(item: &crate::knowledge::Item) -> Vec<String> {
-    match item {
-        crate::knowledge::Item::Belief(b) => {
-            vec![format!("{}. {}", b.id.replace(['-', '_'], " "), b.summary), format!("{}. {}", b.summary, b.statement)]
-        }
-        crate::knowledge::Item::Observation(o) => vec![o.text.clone()],
-    }
-}
+/// Item id → the embeddings of its texts (see [`crate::knowledge::search::texts`]).
+type ItemVectors = std::collections::HashMap<String, Vec<(crate::knowledge::search::Part, Vec<f32>)>>;
 
 /// The query's embedding and those of the routed projects' beliefs and observations, when
 /// a model is loaded. Item vectors are cached by (model, text) in
@@ -358,12 +366,12 @@ fn knowledge_vectors(
     use std::collections::HashMap;
     let model = searcher.model_id()?;
     let projects = knowledge_projects(route);
-    let items: Vec<(&str, Vec<String>)> = world
+    let items: Vec<(&str, Vec<(crate::knowledge::search::Part, String)>)> = world
         .knowledge
         .items
         .values()
         .filter(|e| projects.iter().any(|p| p == e.item.project()))
-        .map(|e| (e.item.id(), knowledge_texts(&e.item)))
+        .map(|e| (e.item.id(), crate::knowledge::search::texts(&e.item)))
         .collect();
     if items.is_empty() {
         return None;
@@ -384,8 +392,8 @@ fn knowledge_vectors(
     let mut missing: Vec<&str> = items
         .iter()
         .flat_map(|(_, texts)| texts)
+        .map(|(_, t)| t.as_str())
         .filter(|t| !cache.contains_key(&key(t)))
-        .map(String::as_str)
         .collect();
     missing.sort_unstable();
     missing.dedup();
@@ -405,7 +413,10 @@ fn knowledge_vectors(
     }
     let vectors = items
         .iter()
-        .map(|(id, texts)| (id.to_string(), texts.iter().filter_map(|t| cache.get(&key(t)).cloned()).collect()))
+        .map(|(id, texts)| {
+            let vectors = texts.iter().filter_map(|(part, t)| cache.get(&key(t)).map(|v| (*part, v.clone()))).collect();
+            (id.to_string(), vectors)
+        })
         .collect();
     *held = Some(VectorFile { stamp: file_stamp(&path), vectors: cache });
     Some((query_vector, vectors))
@@ -432,10 +443,21 @@ pub(crate) fn knowledge_hit(world: &World, k: &crate::knowledge::search::Knowled
         summary: k.summary.clone(),
         fused_score: k.score,
         lexical: Some(crate::search::fuse::ChannelScore { rank: rank as u32 + 1, score: k.bm25 }),
-        semantic: None,
+        // Its cosine when the model scored it (`rank`: its rank in the channel).
+        semantic: k.cosine.map(|cos| crate::search::fuse::ChannelScore { rank: rank as u32 + 1, score: cos }),
         also: Vec::new(),
+        why: Some(knowledge_why(k)),
         chunk_id: 0,
         chunk_hash: [0; 32],
+    }
+}
+
+/// Why the knowledge channel found `k`: by meaning (which of its texts, the cosine) or by
+/// words (the share of the query it answers).
+fn knowledge_why(k: &crate::knowledge::search::KnowledgeHit) -> String {
+    match (k.by_meaning, k.part, k.cosine) {
+        (true, Some(part), Some(cos)) => format!("by meaning: its {} (cosine {cos:.2})", part.as_str()),
+        _ => format!("by words: {:.0}% of the query", k.score * 100.0),
     }
 }
 
@@ -632,10 +654,11 @@ pub fn provenance(route: &Route, hit: &Hit) -> String {
         crate::search::HitKind::Observation => Some("observation"),
     };
     if let Some(tag) = tag {
+        let why = hit.why.as_deref().map(|w| format!("; {w}")).unwrap_or_default();
         return if route.project.as_deref() == Some(hit.repo.as_str()) {
-            format!("[{tag}] {} of {}, the local project", hit.language, hit.repo)
+            format!("[{tag}] {} of {}, the local project{why}", hit.language, hit.repo)
         } else {
-            format!("[{tag}:{}] {}", hit.repo, route.reason(&hit.repo).unwrap_or(""))
+            format!("[{tag}:{}] {}{why}", hit.repo, route.reason(&hit.repo).unwrap_or(""))
         };
     }
     let channels = match (hit.semantic.is_some(), hit.lexical.is_some()) {

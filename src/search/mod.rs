@@ -117,6 +117,10 @@ pub struct Hit {
     pub semantic: Option<ChannelScore>,
     /// Other chunks of the file that match, best first (at most [`MAX_ALSO`]).
     pub also: Vec<ChunkMatch>,
+    /// A belief or observation: why the knowledge channel found it ("by meaning: its
+    /// evidence, cosine 0.41"); `None` for code (its channels say why).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
     /// Where the best chunk is: the generation's id at query time, and its content hash.
     #[serde(skip)]
     pub chunk_id: u64,
@@ -622,6 +626,7 @@ fn hit(repo: &str, chunk_id: u64, stored: index::StoredChunk, f: &fuse::Fused<Fi
         lexical: f.lexical,
         semantic: f.semantic,
         also,
+        why: None,
         chunk_id,
         chunk_hash: stored.hash,
     }
