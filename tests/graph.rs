@@ -675,7 +675,7 @@ fn exemplars_classify_what_no_phrase_covers() {
         }
         let out = cmd.output().unwrap();
         assert!(out.status.success(), "{}", util::stderr(&out));
-        (home, util::stderr(&out))
+        (home, format!("{}{}", util::stderr(&out), util::stdout(&out)))
     };
     let cue_of = |home: &Home, repo: &str| -> (String, bool, String) {
         let mentions = home.json(&["mother", "log", "--kind", "mention"]);
@@ -686,6 +686,7 @@ fn exemplars_classify_what_no_phrase_covers() {
 
     let (home, note) = ingest(true);
     assert!(!note.contains("phrases alone"), "{note}");
+    assert!(note.contains("cues by exemplars (all-MiniLM-L6-v2-int8): 1 mention(s)"), "{note}");
     let (class, strong, cue) = cue_of(&home, "quickparse");
     assert_eq!((class.as_str(), strong), ("testing", true), "{cue}");
     assert!(cue.starts_with("exemplar \"") && cue.ends_with(')'), "{cue}");

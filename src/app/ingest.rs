@@ -93,6 +93,9 @@ fn print_summary(out: &mut impl Write, report: &IngestReport, seconds: f64, path
         if added.is_empty() { "none".to_string() } else { added.join(", ") },
         report.retracted
     )?;
+    if let Some(model) = &report.exemplar_model {
+        writeln!(out, "cues by exemplars ({model}): {} mention(s) no strong phrase classified", report.exemplar_cues)?;
+    }
     if !report.mentions_by_node.is_empty() {
         let mut rows: Vec<(&String, usize, &std::collections::BTreeMap<String, usize>)> =
             report.mentions_by_node.iter().map(|(node, by)| (node, by.values().sum(), by)).collect();

@@ -88,6 +88,10 @@ pub struct IngestReport {
     pub retracted: usize,
     /// Mentions appended this run, by node and by cue class.
     pub mentions_by_node: BTreeMap<String, BTreeMap<String, usize>>,
+    /// The embedding model that classified mentions by exemplars (`None`: phrases alone).
+    pub exemplar_model: Option<String>,
+    /// Mentions of the files read this run whose cue an exemplar decided.
+    pub exemplar_cues: usize,
     pub skipped: Vec<Skipped>,
     /// Problems in files that were still ingested (bad lines, lossy UTF-8, unknown repos).
     pub warnings: Vec<String>,
@@ -203,7 +207,10 @@ pub fn ingest(
     }
     let project = options.project.as_deref().map(|p| resolve_node(&nodes, p)).transpose()?;
     let world = World::new(nodes, cues, project.as_deref());
-    let mut report = IngestReport::default();
+    let mut report = IngestReport {
+        exemplar_model: world.cues.exemplar_model.as_ref().map(|m| m.model_id().to_string()),
+        ..IngestReport::default()
+    };
 
     // Walk the inputs.
     let mut files: BTreeSet<PathBuf> = BTreeSet::new();
@@ -630,6 +637,7 @@ fn classify_by_exemplars(
                 m.cue_class = decision.class;
                 m.cue = decision.describe();
                 m.strong_cue = true;
+                report.exemplar_cues += 1;
             }
         }
         Err(why) => {
@@ -637,6 +645,7 @@ fn classify_by_exemplars(
             if !report.warnings.contains(&warning) {
                 report.warnings.push(warning);
             }
+            report.exemplar_model = None;
         }
     }
 }
