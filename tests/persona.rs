@@ -122,3 +122,26 @@ fn the_daemon_answers_persona_queries_the_same() {
     assert_eq!(rows(&local), rows(&remote));
     assert_eq!(local["persona"], remote["persona"]);
 }
+
+/// With the model, persona knowledge answers by meaning too, as the project's own channel
+/// does: a belief that shares one word with the query is found by what it says.
+#[test]
+fn persona_knowledge_is_found_by_meaning_with_the_model() {
+    let Some(model) = util::model_dir() else { return };
+    let home = persona_world();
+    let offline = "---\ntype: belief\nid: offline-tests\nfacets: [testing]\n---\n# Offline tests\n\n\
+Tests run offline.\n\n## Statement\n\nTest suites never touch the network; fixtures replace remote services.\n";
+    std::fs::write(home.path().join("persona").join("offline-tests.md"), offline).unwrap();
+    let query = "can unit tests download files from the internet";
+    let ask = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec!["scry", query, "--project", "atlas", "--persona", "--persona-only", "--json"];
+        args.extend_from_slice(extra);
+        let out = home.cmd(&args).env("PATINA_MODELS", &model).output().unwrap();
+        assert!(out.status.success(), "{}", util::stderr(&out));
+        let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+        r["hits"].as_array().unwrap().iter().filter_map(|h| h["symbol"].as_str().map(str::to_string)).collect()
+    };
+    assert!(!ask(&["--lexical-only"]).contains(&"offline-tests".to_string()), "one shared word is not enough by words");
+    let hits = ask(&[]);
+    assert!(hits.contains(&"offline-tests".to_string()), "found by meaning: {hits:?}");
+}

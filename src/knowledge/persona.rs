@@ -9,7 +9,8 @@
 //! the persona) *may conflict* with the project's own belief when a live relation says one
 //! attacks the other, or when both speak to a shared facet and one negates the other's
 //! claim (the same content words, within [`SAME_CLAIM`], and exactly one of them negated).
-//! Otherwise it is adoptable. Semantic contradiction is not judged.
+//! Otherwise it is adoptable. Semantic contradiction is not judged: the shipped model's
+//! cosine does not separate opposite claims from agreeing ones (ARCHITECTURE.md, figures).
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -243,7 +243,9 @@ pub fn run(home: &PatinaHome, searcher: &mut Searcher, world: &World, query: &Qu
     };
     let mut result = searcher.search_weighted(&request)?;
     if query.knowledge {
-        let vectors = if query.semantic { knowledge_vectors(home, searcher, world, &route, &query.text) } else { None };
+        let projects = knowledge_projects(&route);
+        let vectors =
+            if query.semantic { knowledge_vectors(home, searcher, world, &projects, &query.text) } else { None };
         let semantic =
             vectors.as_ref().map(|(q, items)| crate::knowledge::search::Semantic { query: q.as_slice(), items });
         merge_knowledge(&mut result, world, &route, &query.text, query.limit, semantic.as_ref());
@@ -356,16 +358,15 @@ type ItemVectors = std::collections::HashMap<String, Vec<(crate::knowledge::sear
 /// a model is loaded. Item vectors are cached by (model, text) in
 /// `$PATINA_HOME/cache/knowledge-vectors.bin` (derived state: deleting it only costs a
 /// re-embedding), so only new or edited items are embedded.
-fn knowledge_vectors(
+pub(crate) fn knowledge_vectors(
     home: &PatinaHome,
     searcher: &mut Searcher,
     world: &World,
-    route: &Route,
+    projects: &[String],
     query: &str,
 ) -> Option<(Vec<f32>, ItemVectors)> {
     use std::collections::HashMap;
     let model = searcher.model_id()?;
-    let projects = knowledge_projects(route);
     let items: Vec<(&str, Vec<(crate::knowledge::search::Part, String)>)> = world
         .knowledge
         .items

@@ -138,11 +138,19 @@ pub fn run(
         }
         let mut sources: Vec<String> = route.repos().into_iter().filter(|r| *r != project).collect();
         sources.push(PERSONA.to_string());
-        for (rank, k) in
-            crate::knowledge::search::search(&world.knowledge, &sources, &query.text, super::MAX_KNOWLEDGE_HITS)
-                .into_iter()
-                .enumerate()
-        {
+        // By words and, with the model, by meaning, like the project's own channel.
+        let vectors =
+            if query.semantic { super::knowledge_vectors(home, searcher, world, &sources, &query.text) } else { None };
+        let semantic =
+            vectors.as_ref().map(|(q, items)| crate::knowledge::search::Semantic { query: q.as_slice(), items });
+        let found = crate::knowledge::search::search_with(
+            &world.knowledge,
+            &sources,
+            &query.text,
+            super::MAX_KNOWLEDGE_HITS,
+            semantic.as_ref(),
+        );
+        for (rank, k) in found.into_iter().enumerate() {
             let facets = world.knowledge.get(&k.id).map(|e| e.item.facets().to_vec()).unwrap_or_default();
             let mut hit = super::knowledge_hit(world, &k, rank);
             hit.fused_score *= NON_LOCAL_FACTOR;
