@@ -93,7 +93,7 @@ fn print_summary(out: &mut impl Write, report: &IngestReport, seconds: f64, path
         if added.is_empty() { "none".to_string() } else { added.join(", ") },
         report.retracted
     )?;
-    if let Some(model) = &report.exemplar_model {
+    if let Some(model) = report.exemplar_model.as_ref().filter(|_| report.exemplar_cues > 0) {
         writeln!(out, "cues by exemplars ({model}): {} mention(s) no strong phrase classified", report.exemplar_cues)?;
     }
     if !report.mentions_by_node.is_empty() {

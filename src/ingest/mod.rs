@@ -587,7 +587,7 @@ fn session_events(
     let meta = session::meta(file, text);
     let mut mentions = mention::extract(text, &world.matcher, &world.cues, Some(project));
     if let Some(model) = &world.cues.exemplar_model {
-        classify_by_exemplars(model, &mut mentions, world.cues.bulk_min_distinct_nodes, report);
+        classify_by_exemplars(model, path, &mut mentions, world.cues.bulk_min_distinct_nodes, report);
     }
     mentions
         .into_iter()
@@ -611,28 +611,55 @@ fn session_events(
         .collect()
 }
 
+/// Distinct sentences one file may send to the exemplars: a file of a million mentions,
+/// each in its own sentence, would otherwise embed for hours. Beyond it, phrases alone.
+const MAX_EXEMPLAR_TEXTS_PER_FILE: usize = 2_000;
+
 /// Gives the mentions that phrases left plain or weak the (strong) cue their nearest
-/// exemplars vote for (`exemplars.rs`). Endings, strong cues and bulk lines are left alone.
+/// exemplars vote for (`exemplars.rs`). Endings, strong cues and bulk lines are left alone;
+/// a mention whose sentence is past the file's [`MAX_EXEMPLAR_TEXTS_PER_FILE`] distinct
+/// sentences keeps its phrase cue (one warning names the file).
 fn classify_by_exemplars(
     model: &exemplars::ExemplarModel,
+    path: &str,
     mentions: &mut [mention::FoundMention],
     bulk: usize,
     report: &mut IngestReport,
 ) {
-    let open: Vec<usize> = (0..mentions.len())
-        .filter(|&i| {
-            let m = &mentions[i];
-            !m.strong_cue && m.cue_class != crate::event::CueClass::Ending && (m.co_mentions as usize) < bulk
-        })
-        .collect();
-    let texts: Vec<String> = open
-        .iter()
-        .map(|&i| exemplars::compared_text(&mentions[i].sentence, &mentions[i].matched, mentions[i].lead_in.as_deref()))
-        .collect();
-    match model.classify(&texts) {
+    let mut distinct: Vec<String> = Vec::new();
+    let mut slot: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut open: Vec<(usize, usize)> = Vec::new();
+    let mut left = 0;
+    for (i, m) in mentions.iter().enumerate() {
+        if m.strong_cue || m.cue_class == crate::event::CueClass::Ending || m.co_mentions as usize >= bulk {
+            continue;
+        }
+        let text = exemplars::compared_text(&m.sentence, &m.matched, m.lead_in.as_deref());
+        let next = distinct.len();
+        let at = match slot.get(&text) {
+            Some(&at) => at,
+            None if next < MAX_EXEMPLAR_TEXTS_PER_FILE => {
+                slot.insert(text.clone(), next);
+                distinct.push(text);
+                next
+            }
+            None => {
+                left += 1;
+                continue;
+            }
+        };
+        open.push((i, at));
+    }
+    if left > 0 {
+        report.warnings.push(format!(
+            "{path}: {left} mention(s) keep their phrase cues: exemplars classify at most \
+             {MAX_EXEMPLAR_TEXTS_PER_FILE} distinct sentences per file"
+        ));
+    }
+    match model.classify(&distinct) {
         Ok(decisions) => {
-            for (&i, decision) in open.iter().zip(decisions) {
-                let Some(decision) = decision else { continue };
+            for (i, at) in open {
+                let Some(decision) = &decisions[at] else { continue };
                 let m = &mut mentions[i];
                 m.cue_class = decision.class;
                 m.cue = decision.describe();
@@ -718,4 +745,70 @@ fn bench_events(world: &World, project: &str, path: &str, text: &str, report: &m
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+    use crate::event::CueClass;
+    use crate::search::embed::{EmbedError, Embedder, HashEmbedder};
+
+    /// Counts the texts it embeds.
+    struct Counting(Arc<Mutex<usize>>);
+
+    impl Embedder for Counting {
+        fn model_id(&self) -> &str {
+            "counting"
+        }
+        fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+            *self.0.lock().unwrap() += texts.len();
+            HashEmbedder.embed(texts)
+        }
+    }
+
+    fn mention(sentence: String) -> mention::FoundMention {
+        mention::FoundMention {
+            node: 0,
+            line: 1,
+            matched: "dojo".into(),
+            sentence,
+            cue_class: CueClass::Plain,
+            cue: String::new(),
+            strong_cue: false,
+            co_mentions: 1,
+            lead_in: None,
+        }
+    }
+
+    #[test]
+    fn one_file_sends_at_most_its_cap_of_distinct_sentences_to_the_exemplars() {
+        let seen = Arc::new(Mutex::new(0));
+        let counter = seen.clone();
+        let exemplars = exemplars::Exemplars::load(&[]).unwrap();
+        let n_exemplars = exemplars.sentences.len();
+        let model = exemplars::ExemplarModel::new(
+            exemplars,
+            "counting",
+            Box::new(move || Ok(Box::new(Counting(counter)) as Box<dyn Embedder>)),
+            None,
+        );
+        // The cap's worth of distinct sentences, each twice, and 50 more past the cap.
+        let mut mentions: Vec<_> = (0..MAX_EXEMPLAR_TEXTS_PER_FILE + 50)
+            .flat_map(|i| {
+                let m = mention(format!("Sentence number {i} names dojo."));
+                if i < MAX_EXEMPLAR_TEXTS_PER_FILE { vec![m.clone(), m] } else { vec![m] }
+            })
+            .collect();
+        let mut report = IngestReport::default();
+        classify_by_exemplars(&model, "big.md", &mut mentions, 6, &mut report);
+        assert_eq!(*seen.lock().unwrap(), n_exemplars + MAX_EXEMPLAR_TEXTS_PER_FILE);
+        assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
+        assert!(
+            report.warnings[0].starts_with("big.md: 50 mention(s) keep their phrase cues"),
+            "{:?}",
+            report.warnings
+        );
+    }
 }
