@@ -252,6 +252,8 @@ struct ModelState {
     failed: Option<String>,
     exemplar_vectors: Option<Vec<Vec<f32>>>,
     cache: HashMap<[u8; 32], Vec<f32>>,
+    /// Keys this process used (kept when the cache is trimmed).
+    used: std::collections::HashSet<[u8; 32]>,
     cache_path: Option<PathBuf>,
     cache_dirty: bool,
 }
@@ -264,6 +266,9 @@ impl std::fmt::Debug for ExemplarModel {
 
 /// Most bytes the vector cache file may hold (a larger file is ignored and rebuilt).
 const MAX_CACHE_BYTES: usize = 256 * 1024 * 1024;
+/// Most vectors the cache keeps (~60 MiB); past it, a save keeps only those this process
+/// used (a file read again later is embedded again).
+const MAX_CACHED_VECTORS: usize = 40_000;
 
 impl ExemplarModel {
     /// `cache_path`: where vectors are kept between runs (`None`: in memory only).
@@ -288,6 +293,7 @@ impl ExemplarModel {
                 failed: None,
                 exemplar_vectors: None,
                 cache,
+                used: Default::default(),
                 cache_path,
                 cache_dirty: false,
             }),
@@ -365,7 +371,14 @@ impl ExemplarModel {
                 }
             }
         }
-        Ok(texts.iter().map(|t| state.cache.get(&key(t)).cloned().unwrap_or_default()).collect())
+        let keys: Vec<[u8; 32]> = texts.iter().map(|t| key(t)).collect();
+        state.used.extend(keys.iter().copied());
+        Ok(keys.iter().map(|k| state.cache.get(k).cloned().unwrap_or_default()).collect())
+    }
+
+    #[cfg(test)]
+    fn cached(&self) -> usize {
+        self.state.lock().unwrap().cache.len()
     }
 
     /// Writes the vector cache if it gained vectors (best effort: a cache that cannot be
@@ -376,6 +389,10 @@ impl ExemplarModel {
             return;
         }
         let Some(path) = state.cache_path.clone() else { return };
+        if state.cache.len() > MAX_CACHED_VECTORS {
+            let ModelState { cache, used, .. } = &mut *state;
+            cache.retain(|k, _| used.contains(k));
+        }
         let config = bincode::config::standard().with_limit::<MAX_CACHE_BYTES>();
         if let Ok(bytes) = bincode::serde::encode_to_vec(&state.cache, config) {
             if let Some(parent) = path.parent() {
@@ -478,6 +495,32 @@ mod tests {
         // A split vote: no class holds the share.
         let split = sims(&e, &[(CueClass::Testing, 2, 0.8), (CueClass::Learning, 2, 0.8), (CueClass::Using, 1, 0.8)]);
         assert_eq!(e.decide(&split), None);
+    }
+
+    fn hash_model(cache: &Path) -> Arc<ExemplarModel> {
+        let loader: EmbedderLoader = Box::new(|| Ok(Box::new(crate::search::embed::HashEmbedder) as Box<dyn Embedder>));
+        ExemplarModel::new(exemplars(), "hash", loader, Some(cache.to_path_buf()))
+    }
+
+    #[test]
+    fn the_vector_cache_is_kept_between_runs_and_trimmed_past_its_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("cache").join("cue-vectors.bin");
+        let n_exemplars = exemplars().sentences.len();
+        let many: Vec<String> = (0..MAX_CACHED_VECTORS).map(|i| format!("Ran check {i} on REPO.")).collect();
+        let first = hash_model(&file);
+        first.classify(&many).unwrap();
+        first.save_cache();
+        assert_eq!(hash_model(&file).cached(), MAX_CACHED_VECTORS + n_exemplars, "read back whole");
+        // Past the size, a save keeps what this process used.
+        let second = hash_model(&file);
+        second.classify(&["A new sentence about REPO.".to_string()]).unwrap();
+        second.save_cache();
+        assert_eq!(hash_model(&file).cached(), n_exemplars + 1);
+        // A cache file that is garbage is an empty cache, never an error.
+        std::fs::write(&file, b"not a cache").unwrap();
+        assert_eq!(hash_model(&file).cached(), 0);
+        assert!(hash_model(&file).classify(&["Tested REPO.".to_string()]).is_ok());
     }
 
     #[test]

@@ -811,4 +811,20 @@ mod tests {
             report.warnings
         );
     }
+
+    #[test]
+    fn a_model_that_fails_to_load_leaves_the_phrase_cues_and_warns_once() {
+        let loader: exemplars::EmbedderLoader =
+            Box::new(|| Err(EmbedError::Model { path: "model.onnx".into(), detail: "truncated file".into() }));
+        let model = exemplars::ExemplarModel::new(exemplars::Exemplars::load(&[]).unwrap(), "broken", loader, None);
+        let mut report = IngestReport { exemplar_model: Some("broken".into()), ..IngestReport::default() };
+        for file in ["a.md", "b.md"] {
+            let mut mentions = vec![mention("Ran the extractor over dojo: 1,000 symbols.".into())];
+            classify_by_exemplars(&model, file, &mut mentions, 6, &mut report);
+            assert_eq!((mentions[0].cue_class, mentions[0].strong_cue), (CueClass::Plain, false));
+        }
+        assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
+        assert!(report.warnings[0].contains("truncated file") && report.warnings[0].contains("phrases alone"));
+        assert_eq!((report.exemplar_model, report.exemplar_cues), (None, 0));
+    }
 }
