@@ -703,6 +703,47 @@ fn exemplars_classify_what_no_phrase_covers() {
     assert!(!has(&edges(&home), "atlas", "TESTS_WITH", "quickparse"));
 }
 
+/// Issue 13 item 2 on real logs: "Performance regression: Dagger scrape now times out
+/// (was fast before)" (20250822-160916:51) has no cue phrase and is a test subject's
+/// failure; the exemplars say testing. "Corrected misunderstanding about directory
+/// ownership (Claude Code vs Claude Desktop)" (20250728-225012:48) stays plain.
+#[test]
+fn real_sentences_no_phrase_covers_are_classified_by_exemplars() {
+    let Some(model) = util::model_dir() else { return };
+    let home = Home::new();
+    let registry = shared_data().join("patina-registry.yaml");
+    home.ok(&["mother", "sync", "--registry", registry.to_str().unwrap()]);
+    let dir = home.path().join("logs");
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["20250822-160916.md", "20250728-225012.md"] {
+        std::fs::copy(shared_data().join("patina-sessions").join(name), dir.join(name)).unwrap();
+    }
+    let out = home
+        .cmd(&["mother", "ingest", dir.to_str().unwrap(), "--project", "patina"])
+        .env("PATINA_MODELS", &model)
+        .env_remove("PATINA_EXEMPLARS")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", util::stderr(&out));
+    let mentions = home.json(&["mother", "log", "--kind", "mention"]);
+    let at = |file_line: &str, repo: &str| -> (String, String) {
+        let m = mentions
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| {
+                let source = format!("{}:{}", m["source"]["path"].as_str().unwrap_or(""), m["source"]["start_line"]);
+                source.ends_with(file_line) && m["payload"]["repo"] == repo
+            })
+            .unwrap_or_else(|| panic!("no mention of {repo} at {file_line}"));
+        (m["payload"]["cue_class"].as_str().unwrap().into(), m["payload"]["cue"].as_str().unwrap().into())
+    };
+    let (class, cue) = at("20250822-160916.md:51", "dagger");
+    assert_eq!(class, "testing", "{cue}");
+    assert!(cue.starts_with("exemplar \""), "{cue}");
+    assert_eq!(at("20250728-225012.md:48", "claude-code").0, "plain");
+}
+
 /// A list that names many repos is a bulk list: its items inherit nothing.
 #[test]
 fn a_bulk_list_under_a_testing_lead_in_inherits_nothing() {
