@@ -95,8 +95,8 @@ pub fn run(ctx: &mut Invocation, command: BenchCommand) -> anyhow::Result<u8> {
         header.push_str(&format!(" doc R@{k} |"));
         rule.push_str("---:|");
     }
-    header.push_str(" MRR | doc MRR | waste (repos) | p50 ms | p95 ms |");
-    rule.push_str("---:|---:|---:|---:|---:|");
+    header.push_str(" MRR | doc MRR | routing recall | waste (repos) | p50 ms | p95 ms |");
+    rule.push_str("---:|---:|---:|---:|---:|---:|");
     writeln!(out, "{header}\n{rule}")?;
     let na = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_else(|| "n/a".into());
     for s in &summaries {
@@ -108,9 +108,10 @@ pub fn run(ctx: &mut Invocation, command: BenchCommand) -> anyhow::Result<u8> {
             line.push_str(&format!(" {} |", na(s.doc_recall[k])));
         }
         line.push_str(&format!(
-            " {:.3} | {} | {:.2} | {:.0} | {:.0} |",
+            " {:.3} | {} | {} | {:.2} | {:.0} | {:.0} |",
             s.mrr,
             na(s.doc_mrr),
+            na(s.routing_recall),
             s.waste,
             s.latency_p50_ms,
             s.latency_p95_ms

@@ -10,6 +10,8 @@
 //! - repo recall@K: the share of expected repos among the repos of the top K results;
 //! - doc recall@K: the share of expected documents (path prefixes) among the top K;
 //! - MRR: 1 / rank of the first result from an expected repo (doc MRR: expected doc);
+//! - routing recall: the share of the expected repos that have an index which routing
+//!   searched at all (whatever their results' ranks): the ceiling routing leaves to ranking;
 //! - routing waste: repos searched that are neither expected nor the source project;
 //! - latency: routing plus search, in milliseconds.
 //!
@@ -144,6 +146,14 @@ pub fn metrics(
     Metrics { repo_recall, doc_recall, mrr, doc_mrr }
 }
 
+/// The share of the indexed expected repos that were searched; `None` when no expected
+/// repo has an index (no routing can reach it).
+pub fn routing_recall(searched: &[String], expected: &[String], indexed: &BTreeSet<String>) -> Option<f64> {
+    let reachable: Vec<&String> = expected.iter().filter(|r| indexed.contains(*r)).collect();
+    (!reachable.is_empty())
+        .then(|| reachable.iter().filter(|r| searched.contains(r)).count() as f64 / reachable.len() as f64)
+}
+
 /// Repos searched that are neither expected nor the source project.
 pub fn waste(searched: &[String], expected: &[String], source: &str) -> usize {
     searched.iter().filter(|r| r.as_str() != source && !expected.contains(r)).count()
@@ -180,6 +190,8 @@ pub struct Row {
     #[serde(flatten)]
     pub metrics: Metrics,
     pub waste: usize,
+    /// See [`routing_recall`].
+    pub routing_recall: Option<f64>,
     pub latency_ms: f64,
     pub error: Option<String>,
 }
@@ -194,6 +206,8 @@ pub struct Summary {
     pub doc_recall: BTreeMap<usize, Option<f64>>,
     pub mrr: f64,
     pub doc_mrr: Option<f64>,
+    /// Over the queries with an indexed expected repo.
+    pub routing_recall: Option<f64>,
     pub waste: f64,
     pub latency_p50_ms: f64,
     pub latency_p95_ms: f64,
@@ -227,6 +241,7 @@ pub fn summarize(routing: Routing, rows: &[Row], ks: &[usize]) -> Summary {
         doc_recall,
         mrr: mean(rows.iter().map(|r| r.metrics.mrr)).unwrap_or(0.0),
         doc_mrr: mean(rows.iter().filter_map(|r| r.metrics.doc_mrr)),
+        routing_recall: mean(rows.iter().filter_map(|r| r.routing_recall)),
         waste: mean(rows.iter().map(|r| r.waste as f64)).unwrap_or(0.0),
         latency_p50_ms: percentile(rows.iter().map(|r| r.latency_ms).collect(), 0.5),
         latency_p95_ms: percentile(rows.iter().map(|r| r.latency_ms).collect(), 0.95),
@@ -319,6 +334,7 @@ pub fn run(
             routing,
             query: q.query.clone(),
             waste: waste(&searched, &q.expected_repos, &q.source_project),
+            routing_recall: routing_recall(&searched, &q.expected_repos, &world.indexed),
             searched,
             expected_not_indexed: q.expected_repos.iter().filter(|r| !world.indexed.contains(*r)).cloned().collect(),
             top_repos: hits.iter().map(|(r, _)| r.clone()).collect(),
@@ -395,12 +411,18 @@ mod tests {
                 doc_mrr: None,
             },
             waste: 1,
+            routing_recall: Some(recall),
             latency_ms: ms,
             error: None,
         };
         let rows = vec![row(Routing::Graph, 1.0, 10.0), row(Routing::Graph, 0.5, 30.0), row(Routing::All, 0.0, 99.0)];
         let g = summarize(Routing::Graph, &rows, &[5]);
         assert_eq!((g.queries, g.repo_recall[&5], g.mrr, g.waste), (2, 0.75, 0.375, 1.0));
+        assert_eq!(g.routing_recall, Some(0.75));
+        let indexed: BTreeSet<String> = ["patina", "dojo", "SDL"].iter().map(|s| s.to_string()).collect();
+        let searched = s(&["patina", "dojo"]);
+        assert_eq!(routing_recall(&searched, &s(&["dojo", "SDL", "unindexed"]), &indexed), Some(0.5));
+        assert_eq!(routing_recall(&searched, &s(&["unindexed"]), &indexed), None);
         assert_eq!(g.doc_recall[&5], None);
         assert_eq!((g.latency_p50_ms, g.latency_p95_ms), (30.0, 30.0));
     }
