@@ -396,14 +396,10 @@ struct SplitScore {
     recall_high: f64,
 }
 
-/// Derives the graph from one part of the real logs alone and scores its current patina
-/// edges (USES, LEARNS_FROM, TESTS_WITH) against that part's labels. A labelled edge that
-/// ended within the part must not be current.
-/// `model`: the embedding model's directory, so that exemplars classify what phrases leave
-/// open; `None`: phrases alone (`PATINA_EXEMPLARS=off`).
-fn score_part(name: &str, prefixes: &[&str], label_file: &str, model: Option<&Path>) -> SplitScore {
-    let labels: SplitLabels = toml::from_str(&std::fs::read_to_string(root().join(label_file)).unwrap())
-        .unwrap_or_else(|e| panic!("{label_file}: {e}"));
+/// A home with the real registry and the real session logs whose file names `take`,
+/// ingested for patina with the model (`Some`: exemplars on) or phrases alone (`None`).
+/// Returns the home and how many logs it holds.
+fn real_logs_home(take: impl Fn(&str) -> bool, model: Option<&Path>) -> (Home, usize) {
     let home = Home::new();
     let registry = shared_data().join("patina-registry.yaml");
     home.ok(&["mother", "sync", "--registry", registry.to_str().unwrap()]);
@@ -412,9 +408,9 @@ fn score_part(name: &str, prefixes: &[&str], label_file: &str, model: Option<&Pa
     let mut files = 0;
     for entry in std::fs::read_dir(shared_data().join("patina-sessions")).unwrap() {
         let entry = entry.unwrap();
-        let file_name = entry.file_name().to_string_lossy().into_owned();
-        if file_name.ends_with(".md") && prefixes.iter().any(|p| file_name.starts_with(p)) {
-            std::fs::copy(entry.path(), part.join(&file_name)).unwrap();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".md") && take(&name) {
+            std::fs::copy(entry.path(), part.join(&name)).unwrap();
             files += 1;
         }
     }
@@ -425,6 +421,32 @@ fn score_part(name: &str, prefixes: &[&str], label_file: &str, model: Option<&Pa
     };
     let out = ingest.output().unwrap();
     assert!(out.status.success(), "ingest: {}", util::stderr(&out));
+    (home, files)
+}
+
+/// The class and cue of the mention of `repo` at `file:line` (its path ends with it).
+fn mention_cue_at(mentions: &Value, file_line: &str, repo: &str) -> (String, String) {
+    let m = mentions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| {
+            let source = format!("{}:{}", m["source"]["path"].as_str().unwrap_or(""), m["source"]["start_line"]);
+            source.ends_with(file_line) && m["payload"]["repo"] == repo
+        })
+        .unwrap_or_else(|| panic!("no mention of {repo} at {file_line}"));
+    (m["payload"]["cue_class"].as_str().unwrap().into(), m["payload"]["cue"].as_str().unwrap().into())
+}
+
+/// Derives the graph from one part of the real logs alone and scores its current patina
+/// edges (USES, LEARNS_FROM, TESTS_WITH) against that part's labels. A labelled edge that
+/// ended within the part must not be current.
+/// `model`: the embedding model's directory, so that exemplars classify what phrases leave
+/// open; `None`: phrases alone (`PATINA_EXEMPLARS=off`).
+fn score_part(name: &str, prefixes: &[&str], label_file: &str, model: Option<&Path>) -> SplitScore {
+    let labels: SplitLabels = toml::from_str(&std::fs::read_to_string(root().join(label_file)).unwrap())
+        .unwrap_or_else(|e| panic!("{label_file}: {e}"));
+    let (home, files) = real_logs_home(|name| prefixes.iter().any(|p| name.starts_with(p)), model);
     let derived: Vec<_> = edges(&home)
         .into_iter()
         .filter(|e| e.0 == "patina" && ["USES", "LEARNS_FROM", "TESTS_WITH"].contains(&e.1.as_str()))
@@ -493,24 +515,7 @@ struct MentionLabel {
 /// The cues of every mention of the fit part's logs, by (file, line, repo, nth), ingested
 /// with phrases alone or with exemplars too.
 fn fit_mention_cues(model: Option<&Path>) -> std::collections::HashMap<(String, u64, String, usize), (String, bool)> {
-    let home = Home::new();
-    let registry = shared_data().join("patina-registry.yaml");
-    home.ok(&["mother", "sync", "--registry", registry.to_str().unwrap()]);
-    let part = home.path().join("logs");
-    std::fs::create_dir_all(&part).unwrap();
-    for entry in std::fs::read_dir(shared_data().join("patina-sessions")).unwrap() {
-        let entry = entry.unwrap();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.ends_with(".md") && PARTS[0].1.iter().any(|p| name.starts_with(p)) {
-            std::fs::copy(entry.path(), part.join(&name)).unwrap();
-        }
-    }
-    let mut ingest = home.cmd(&["mother", "ingest", part.to_str().unwrap(), "--project", "patina"]);
-    match model {
-        Some(dir) => ingest.env("PATINA_MODELS", dir).env_remove("PATINA_EXEMPLARS"),
-        None => ingest.env("PATINA_EXEMPLARS", "off"),
-    };
-    assert!(ingest.output().unwrap().status.success());
+    let (home, _) = real_logs_home(|name| PARTS[0].1.iter().any(|p| name.starts_with(p)), model);
     let mut seen: std::collections::HashMap<(String, u64, String), usize> = Default::default();
     let mut out = std::collections::HashMap::new();
     for m in home.json(&["mother", "log", "--kind", "mention"]).as_array().unwrap() {
@@ -710,34 +715,9 @@ fn exemplars_classify_what_no_phrase_covers() {
 #[test]
 fn real_sentences_no_phrase_covers_are_classified_by_exemplars() {
     let Some(model) = util::model_dir() else { return };
-    let home = Home::new();
-    let registry = shared_data().join("patina-registry.yaml");
-    home.ok(&["mother", "sync", "--registry", registry.to_str().unwrap()]);
-    let dir = home.path().join("logs");
-    std::fs::create_dir_all(&dir).unwrap();
-    for name in ["20250822-160916.md", "20250728-225012.md"] {
-        std::fs::copy(shared_data().join("patina-sessions").join(name), dir.join(name)).unwrap();
-    }
-    let out = home
-        .cmd(&["mother", "ingest", dir.to_str().unwrap(), "--project", "patina"])
-        .env("PATINA_MODELS", &model)
-        .env_remove("PATINA_EXEMPLARS")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", util::stderr(&out));
+    let (home, _) = real_logs_home(|name| ["20250822-160916.md", "20250728-225012.md"].contains(&name), Some(&model));
     let mentions = home.json(&["mother", "log", "--kind", "mention"]);
-    let at = |file_line: &str, repo: &str| -> (String, String) {
-        let m = mentions
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|m| {
-                let source = format!("{}:{}", m["source"]["path"].as_str().unwrap_or(""), m["source"]["start_line"]);
-                source.ends_with(file_line) && m["payload"]["repo"] == repo
-            })
-            .unwrap_or_else(|| panic!("no mention of {repo} at {file_line}"));
-        (m["payload"]["cue_class"].as_str().unwrap().into(), m["payload"]["cue"].as_str().unwrap().into())
-    };
+    let at = |file_line: &str, repo: &str| mention_cue_at(&mentions, file_line, repo);
     let (class, cue) = at("20250822-160916.md:51", "dagger");
     assert_eq!(class, "testing", "{cue}");
     assert!(cue.starts_with("exemplar \""), "{cue}");
@@ -860,18 +840,7 @@ fn unregistered_repos_become_candidates_never_nodes() {
 fn real_list_items_inherit_their_lead_in_and_failures_are_tests() {
     let home = real_world();
     let mentions = home.json(&["mother", "log", "--kind", "mention"]);
-    let at = |file_line: &str, repo: &str| -> (String, String) {
-        let m = mentions
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|m| {
-                let source = format!("{}:{}", m["source"]["path"].as_str().unwrap_or(""), m["source"]["start_line"]);
-                source.ends_with(file_line) && m["payload"]["repo"] == repo
-            })
-            .unwrap_or_else(|| panic!("no mention of {repo} at {file_line}"));
-        (m["payload"]["cue_class"].as_str().unwrap().into(), m["payload"]["cue"].as_str().unwrap().into())
-    };
+    let at = |file_line: &str, repo: &str| mention_cue_at(&mentions, file_line, repo);
     for (line, repo) in [(64, "SDL"), (65, "dojo"), (66, "dagger")] {
         let (class, cue) = at(&format!("20250907-150518.md:{line}"), repo);
         assert_eq!(class, "testing", "{repo}");

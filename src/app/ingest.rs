@@ -8,7 +8,6 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{Invocation, exit};
-use crate::ingest::cues::Cues;
 use crate::ingest::{IngestOptions, IngestReport, Progress};
 
 pub fn run(
@@ -17,19 +16,10 @@ pub fn run(
     options: &IngestOptions,
     cues: Option<PathBuf>,
 ) -> anyhow::Result<u8> {
-    let cues = match &cues {
-        Some(path) if !path.exists() => anyhow::bail!("{}: no such cue file", path.display()),
-        Some(path) => Cues::load_with_user_file(Some(path)),
-        None => Cues::load_with_user_file(Some(&ctx.home.root().join("rules").join("cues.toml"))),
+    if let Some(path) = cues.as_deref().filter(|p| !p.exists()) {
+        anyhow::bail!("{}: no such cue file", path.display());
     }
-    .map_err(anyhow::Error::msg)
-    .context("loading the cue vocabulary")?;
-    let (cues, notice) = crate::ingest::exemplars::attach(cues, &ctx.home)
-        .map_err(anyhow::Error::msg)
-        .context("loading the cue exemplars")?;
-    if let Some(notice) = notice {
-        eprintln!("patina: note: {notice}");
-    }
+    let cues = ctx.cues(cues.as_deref())?;
     let store = ctx.open_store()?;
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = ProgressBar::new(0);

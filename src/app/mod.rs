@@ -64,6 +64,23 @@ impl Invocation {
         Ok(store)
     }
 
+    /// The cue vocabulary for ingest and watch: the built-in one extended by `cue_file`
+    /// (else `$PATINA_HOME/rules/cues.toml`), with the home's exemplars and the embedding
+    /// model attached when the model is present; says once on stderr when it is not.
+    pub fn cues(&self, cue_file: Option<&std::path::Path>) -> anyhow::Result<crate::ingest::cues::Cues> {
+        let default = self.home.root().join("rules").join("cues.toml");
+        let cues = crate::ingest::cues::Cues::load_with_user_file(Some(cue_file.unwrap_or(&default)))
+            .map_err(anyhow::Error::msg)
+            .context("loading the cue vocabulary")?;
+        let (cues, notice) = crate::ingest::exemplars::attach(cues, &self.home)
+            .map_err(anyhow::Error::msg)
+            .context("loading the cue exemplars")?;
+        if let Some(notice) = notice {
+            eprintln!("patina: note: {notice}");
+        }
+        Ok(cues)
+    }
+
     /// Opens the mother store read-only, for commands that only read: they never write to
     /// the file (a damaged store stays as it was found, for `mother repair`).
     pub fn open_store_read_only(&self) -> anyhow::Result<Store> {

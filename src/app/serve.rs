@@ -5,14 +5,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use anyhow::Context;
-
 use super::{Invocation, exit};
 use crate::cli::ServeArgs;
 use crate::daemon::server::{self, ServeOptions};
 use crate::event::log::EventLog;
 use crate::ingest::IngestOptions;
-use crate::ingest::cues::Cues;
 use crate::store::OpenOptions;
 use crate::watch::{self, Notice, WatchOptions};
 
@@ -25,15 +22,7 @@ pub fn run(ctx: &mut Invocation, args: ServeArgs) -> anyhow::Result<u8> {
         if roots.is_empty() {
             anyhow::bail!("--watch: no registered node has a path that exists here");
         }
-        let cues = Cues::load_with_user_file(Some(&ctx.home.root().join("rules").join("cues.toml")))
-            .map_err(anyhow::Error::msg)
-            .context("loading the cue vocabulary")?;
-        let (cues, notice) = crate::ingest::exemplars::attach(cues, &ctx.home)
-            .map_err(anyhow::Error::msg)
-            .context("loading the cue exemplars")?;
-        if let Some(notice) = notice {
-            eprintln!("patina: note: {notice}");
-        }
+        let cues = ctx.cues(None)?;
         Some(WatchOptions {
             roots,
             debounce: Duration::from_millis(200),

@@ -12,7 +12,6 @@ use super::{Invocation, exit};
 use crate::event::log::EventLog;
 use crate::graph::{Edge, GraphDiff};
 use crate::ingest::IngestOptions;
-use crate::ingest::cues::Cues;
 use crate::store::OpenOptions;
 use crate::watch::{self, BatchReport, Notice, WatchOptions};
 
@@ -27,15 +26,7 @@ pub fn run(
     debounce: Duration,
     ingest: IngestOptions,
 ) -> anyhow::Result<u8> {
-    let cues = Cues::load_with_user_file(Some(&ctx.home.root().join("rules").join("cues.toml")))
-        .map_err(anyhow::Error::msg)
-        .context("loading the cue vocabulary")?;
-    let (cues, notice) = crate::ingest::exemplars::attach(cues, &ctx.home)
-        .map_err(anyhow::Error::msg)
-        .context("loading the cue exemplars")?;
-    if let Some(notice) = notice {
-        eprintln!("patina: note: {notice}");
-    }
+    let cues = ctx.cues(None)?;
     let store_path = ctx.home.store_path();
     // Opened here first so that creating the store (or replacing a leftover) is told on
     // stderr; each batch below opens it again for its duration only.

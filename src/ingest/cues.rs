@@ -259,15 +259,7 @@ impl Cues {
 
     /// The built-in vocabulary plus the user's file, if it exists.
     pub fn load_with_user_file(user: Option<&Path>) -> Result<Cues, String> {
-        let mut extra = Vec::new();
-        if let Some(path) = user {
-            match std::fs::read_to_string(path) {
-                Ok(text) => extra.push((path.display().to_string(), text)),
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-                Err(err) => return Err(format!("{}: {err}", path.display())),
-            }
-        }
-        Cues::load(&extra)
+        Cues::load(&user_file(user)?)
     }
 
     /// The class of a lead-in line (a heading, a bold label, a line ending in ':'): its
@@ -297,6 +289,17 @@ impl Cues {
                 CueHit { start: m.start(), end: m.end(), class, strong, points_forward }
             })
             .collect()
+    }
+}
+
+/// A user's rules file as `(label, text)` for a `load(extra)`: nothing when there is no
+/// path or the file does not exist, an error naming the file when it cannot be read.
+pub fn user_file(user: Option<&Path>) -> Result<Vec<(String, String)>, String> {
+    let Some(path) = user else { return Ok(Vec::new()) };
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(vec![(path.display().to_string(), text)]),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(err) => Err(format!("{}: {err}", path.display())),
     }
 }
 

@@ -135,15 +135,7 @@ impl Exemplars {
 
     /// The built-in exemplars plus the user's file, if it exists.
     pub fn load_with_user_file(user: Option<&Path>) -> Result<Exemplars, String> {
-        let mut extra = Vec::new();
-        if let Some(path) = user {
-            match std::fs::read_to_string(path) {
-                Ok(text) => extra.push((path.display().to_string(), text)),
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-                Err(err) => return Err(format!("{}: {err}", path.display())),
-            }
-        }
-        Exemplars::load(&extra)
+        Exemplars::load(&super::cues::user_file(user)?)
     }
 
     /// The class the nearest exemplars vote for, given the compared text's similarity to
