@@ -104,7 +104,7 @@ fn show_item(ctx: &mut Invocation, knowledge: &Knowledge, id: &str) -> anyhow::R
                         writeln!(w, "evidence:")?;
                         for e in &b.evidence {
                             let weight = e.weight.map(|x| format!(" (weight {x:.2})")).unwrap_or_default();
-                            writeln!(w, "  [[{}]] {}{weight}", printable(&e.target), printable(&e.note))?;
+                            writeln!(w, "  {}{weight}", printable(&e.cited()))?;
                         }
                     }
                     if !b.applied_in.is_empty() {

@@ -315,12 +315,25 @@ pub struct Belief {
     pub applied_in: Vec<String>,
 }
 
-/// One evidence link of a belief: `[[target]] - note (weight: w)`.
+/// One evidence item of a belief: `[[target]] - note (weight: w)`, or a plain item
+/// (`session-…: note`, or a note alone).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EvidenceLink {
+    /// The linked session or document; empty for a plain note with no target.
     pub target: String,
     pub note: String,
     pub weight: Option<f32>,
+}
+
+impl EvidenceLink {
+    /// How it is cited: `[[target]] note`, or the note alone when it has no target.
+    pub fn cited(&self) -> String {
+        match (self.target.is_empty(), self.note.is_empty()) {
+            (true, _) => self.note.clone(),
+            (false, true) => format!("[[{}]]", self.target),
+            (false, false) => format!("[[{}]] {}", self.target, self.note),
+        }
+    }
 }
 
 /// A decision, lesson or pattern noted in passing (`patina observe`).

@@ -295,17 +295,38 @@ fn wiki_link(line: &str) -> Option<(String, &str)> {
     (!target.is_empty()).then(|| (target.to_string(), &line[end + 2..]))
 }
 
-/// `- [[target]] - note (weight: 0.95)`.
+/// An evidence item: `- [[target]] - note (weight: 0.95)`, or a plain list item without a
+/// wiki link, `- session-20260129-084757: note (weight: 0.9)` (its leading `session-…:`
+/// is the target) or `- Prior art: … (weight: 0.7)` (no target: `target` is empty). Plain
+/// items are a third of the real files' evidence; dropping them lost what those sessions
+/// said.
 fn evidence_link(line: &str) -> Option<EvidenceLink> {
-    let (target, after) = wiki_link(line)?;
-    let mut note = after.trim().trim_start_matches(['-', '–', ':']).trim().to_string();
+    let (target, note) = match wiki_link(line) {
+        Some((target, after)) => (target, after.trim().trim_start_matches(['-', '–', ':']).trim()),
+        None => {
+            let item = line.trim();
+            let item = item.strip_prefix("- ").or_else(|| item.strip_prefix("* "))?.trim();
+            let first = item.split_whitespace().next().unwrap_or("");
+            match first.strip_suffix(':') {
+                Some(session) if session.starts_with("session-") && session.len() > "session-".len() => {
+                    (session.to_string(), item[first.len()..].trim())
+                }
+                _ => (String::new(), item),
+            }
+        }
+    };
+    let mut note = note.to_string();
     let mut weight = None;
     if let Some(at) = note.rfind("(weight:") {
         let inner = note[at + "(weight:".len()..].trim_end().trim_end_matches(')').trim().to_string();
         weight = inner.parse::<f32>().ok().map(|w| w.clamp(0.0, 1.0));
         note.truncate(at);
     }
-    Some(EvidenceLink { target, note: note.trim().trim_matches('"').trim().to_string(), weight })
+    let note = note.trim().trim_matches('"').trim().to_string();
+    if target.is_empty() && note.is_empty() {
+        return None;
+    }
+    Some(EvidenceLink { target, note, weight })
 }
 
 #[cfg(test)]
@@ -313,6 +334,27 @@ mod tests {
     use super::*;
 
     const BELIEF: &str = "---\ntype: belief\nid: eventlog-is-truth\npersona: architect\nfacets: [data-architecture, persistence]\nconfidence:\n  score: 0.92\nentrenchment: very-high\nstatus: active\nextracted: 2026-01-14\nrevised: 2026-01-16\n---\n\n# eventlog-is-truth\n\nEventlog is source of truth; tables are materialized views.\n\n## Statement\n\nThe append-only eventlog is the canonical source of truth.\n\n## Evidence\n\n- [[session-20260115-121358]] - \"L2 eventlog captures surface decisions\" (weight: 0.95)\n- [[helland-paper]] - Academic grounding (weight: 0.80)\n\n## Verification\n\n```verify type=\"sql\"\n## not a heading\nSELECT 1\n```\n\n## Supports\n\n- [[rebuild-from-source]]\n\n## Attacks\n\n- [[mutable-state-simpler]] (status: defeated, reason: loses history)\n\n## Attacked-By\n\n- [[storage-overhead]] (status: scoped, scope: \"ref repos use lean storage\")\n\n## Implications\n\n- L1 eventlog: rebuildable\n\n## Applied-In\n\n- `scrape` rebuilds the tables from the log\n<!-- a comment -->\n";
+
+    #[test]
+    fn plain_evidence_items_keep_their_notes() {
+        let linked = evidence_link("- [[session-1]] - \"said so\" (weight: 0.9)").unwrap();
+        assert_eq!((linked.target.as_str(), linked.note.as_str(), linked.weight), ("session-1", "said so", Some(0.9)));
+        let session =
+            evidence_link("- session-20260129-084757: Bug discovery — pruning used file stems (weight: 0.95)").unwrap();
+        assert_eq!(session.target, "session-20260129-084757");
+        assert_eq!(session.note, "Bug discovery — pruning used file stems");
+        assert_eq!(session.weight, Some(0.95));
+        assert_eq!(session.cited(), "[[session-20260129-084757]] Bug discovery — pruning used file stems");
+        let plain = evidence_link("* Prior art: PostgreSQL defaults to a Unix socket (weight: 0.7)").unwrap();
+        assert_eq!((plain.target.as_str(), plain.weight), ("", Some(0.7)));
+        assert_eq!(plain.note, "Prior art: PostgreSQL defaults to a Unix socket");
+        assert_eq!(plain.cited(), plain.note);
+        assert_eq!(evidence_link("- session-x: note").unwrap().target, "session-x");
+        assert_eq!(evidence_link("- session-: note").unwrap().target, "");
+        for nothing in ["", "prose, not an item", "-", "- ", "- (weight: 0.5)"] {
+            assert_eq!(evidence_link(nothing), None, "{nothing:?}");
+        }
+    }
 
     #[test]
     fn a_belief_file_with_its_sections_and_links() {

@@ -1,8 +1,8 @@
 //! Beliefs and observations as a search channel: which of them speak to a query?
 //!
 //! The live items of the chosen projects are indexed in memory with the code index's own
-//! analyser (identifiers split, stop words, stemming) over their id, facets, summary and
-//! statement, and scored by BM25. A hit's score is its BM25 over the query's *ideal*
+//! analyser (identifiers split, stop words, stemming) over their id, facets, summary,
+//! statement, evidence notes and applications, and scored by BM25. A hit's score is its BM25 over the query's *ideal*
 //! score (an item holding every query term once, [`CorpusStats::ideal_body_score`]),
 //! capped at 1: how much of the query the item answers, on the same 0..1 scale as the
 //! fused code scores, so one list can hold both.
@@ -128,7 +128,10 @@ const AGREEMENT: f32 = 0.1;
 /// Cosine below this says nothing (unrelated sentences of this model sit around 0–0.2).
 const COSINE_FLOOR: f32 = 0.2;
 /// Cosine at which an item answers the query fully (close paraphrases sit at 0.5 and up).
-const COSINE_FULL: f32 = 0.5;
+/// 0.5 → 0.55 with the plain evidence notes (stop 24), chosen on the fit half: recall
+/// the same, belief MRR 0.875 → 0.900, and belief hits on the task questions 1.9 → 1.3
+/// per question (the channel stays quieter on code questions).
+const COSINE_FULL: f32 = 0.55;
 
 /// The lexical index of one project set's items, with the items' ids by document number.
 struct ProjectIndex {
@@ -160,7 +163,18 @@ fn project_index(knowledge: &Knowledge, projects: &[String]) -> Option<Arc<Proje
     let texts: Vec<(String, String)> = entries
         .map(|e| {
             let body = match &e.item {
-                Item::Belief(b) => format!("{}\n{}\n{}\n{}", b.id, b.facets.join(" "), b.summary, b.statement),
+                Item::Belief(b) => {
+                    let notes: Vec<&str> = b.evidence.iter().map(|e| e.note.trim()).filter(|n| !n.is_empty()).collect();
+                    format!(
+                        "{}\n{}\n{}\n{}\n{}\n{}",
+                        b.id,
+                        b.facets.join(" "),
+                        b.summary,
+                        b.statement,
+                        notes.join("\n"),
+                        b.applied_in.join("\n")
+                    )
+                }
                 Item::Observation(o) => format!("{}\n{}", o.facets.join(" "), o.text),
             };
             (e.item.id().to_string(), body)

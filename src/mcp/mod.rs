@@ -316,7 +316,7 @@ fn knowledge_text(knowledge: &crate::knowledge::Knowledge, id: &str) -> String {
                 b.id, b.kind, b.status, entry.source, b.summary, b.statement
             );
             for e in &b.evidence {
-                out.push_str(&format!("evidence: [[{}]] {}\n", e.target, e.note));
+                out.push_str(&format!("evidence: {}\n", e.cited()));
             }
             for a in &b.applied_in {
                 out.push_str(&format!("applied in: {a}\n"));
