@@ -35,6 +35,11 @@ const HOP_DECAY: f64 = 0.5;
 const HOP_MIN_CONTENT: f64 = 0.75;
 /// A shared specific domain links two references like an edge of this weight.
 const DOMAIN_HOP_WEIGHT: f64 = 0.5;
+/// When the query names a repo, a connected repo whose content holds the query this many
+/// times better than every named repo's (and best of all candidates) is searched beside
+/// it: the query names a tool, the answer is in the repo built around it ("queue prompts
+/// for Claude Code" → cuti).
+const COMPANION_CONTENT_RATIO: f64 = 2.0;
 
 /// How to choose repos.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -413,9 +418,15 @@ pub fn route(
         .collect();
     let raw: Vec<(String, f64)> = candidates.iter().map(|r| ((*r).clone(), prescore(r).unwrap_or(0.0))).collect();
     let max_raw = raw.iter().map(|(_, s)| *s).fold(0.0f64, f64::max);
+    let named_content = named.iter().map(|r| prescore(r).unwrap_or(0.0)).fold(0.0f64, f64::max);
     let from_evidence = evidence_relevance(&query_words, evidence);
-    let mut scored: Vec<(f64, String, String, f64)> = Vec::new();
+    // (score, repo, reason, relevance, holds the query far better than the named repos)
+    let mut scored: Vec<(f64, String, String, f64, bool)> = Vec::new();
     for (r, raw_score) in raw {
+        let dominant = !named.is_empty()
+            && raw_score > 0.0
+            && raw_score >= max_raw
+            && raw_score >= COMPANION_CONTENT_RATIO * named_content;
         let topic = nodes.get(&r).map(|n| topical(&query_words, n)).unwrap_or(0.0);
         let lexical = if max_raw > 0.0 { raw_score / max_raw } else { 0.0 };
         let (history, because) = from_evidence.get(&r).map(|(s, t)| (*s, t.as_str())).unwrap_or((0.0, ""));
@@ -442,13 +453,13 @@ pub fn route(
                 // admitted ones.
                 let score = relevance * (1.0 - EDGE_SHARE + EDGE_SHARE * e.weight);
                 let reason = format!("via {} {} {}, weight {:.2}; {terms}", e.from, e.edge_type, e.to, e.weight);
-                scored.push((score, r, reason, relevance));
+                scored.push((score, r, reason, relevance, dominant));
             }
             None => match hops.get(r.as_str()) {
                 Some((strength, path)) if lexical >= HOP_MIN_CONTENT && relevance >= options.min_relevance => {
                     let score = HOP_DECAY * relevance * (1.0 - EDGE_SHARE + EDGE_SHARE * strength);
                     let reason = format!("2 hops: {path}; {terms}");
-                    scored.push((score, r, reason, relevance));
+                    scored.push((score, r, reason, relevance, false));
                 }
                 Some((_, path))
                     if !nodes.get(&r).is_some_and(|n| topical(&query_words, n) >= options.unconnected_relevance) =>
@@ -463,7 +474,7 @@ pub fn route(
                 _ => {
                     let score = 0.5 * relevance;
                     let reason = format!("query matches its registry entry ({terms}; no edge from the project)");
-                    scored.push((score, r, reason, relevance));
+                    scored.push((score, r, reason, relevance, false));
                 }
             },
         }
@@ -473,8 +484,13 @@ pub fn route(
     // relevant (the query names a tool, the answer is in the repo built around it).
     let slots = options.max_repos.saturating_sub(named.len());
     let mut taken = 0;
-    for (score, r, reason, relevance) in scored {
-        if !named.is_empty() && relevance < options.named_companion_relevance {
+    for (score, r, mut reason, relevance, dominant) in scored {
+        if dominant && taken < slots {
+            reason.push_str(&format!(
+                "; beside the named repo: its content holds the query ≥ {COMPANION_CONTENT_RATIO:.0}× better"
+            ));
+        }
+        if !named.is_empty() && relevance < options.named_companion_relevance && !dominant {
             skipped.push(Skipped {
                 repo: r,
                 reason: format!(
@@ -667,9 +683,33 @@ mod tests {
             content,
         );
         assert_eq!(r.repos(), vec!["patina", "dojo", "scryer-prolog"], "{r:?}");
-        let r = route(Some("patina"), "dojo world storage", &Mode::Graph, world, &RouteOptions::default(), content);
+        // The named repo holds the query's words best itself: nothing beside it.
+        let in_dojo = |r: &str| Some(if r == "dojo" { 1.0 } else { 0.3 });
+        let r = route(Some("patina"), "dojo world storage", &Mode::Graph, world, &RouteOptions::default(), in_dojo);
         assert_eq!(r.repos(), vec!["patina", "dojo"], "{r:?}");
         assert!(r.skipped.iter().any(|s| s.repo == "scryer-prolog" && s.reason.contains("names other repos")));
+        // A connected repo holding the query's words far better than the named one (the
+        // query names a tool, the answer is in the repo built around it) comes beside it,
+        // and says why; one better than the named repo, but not twice as good, does not.
+        let r =
+            route(Some("patina"), "dojo world storage", &Mode::Graph, world, &RouteOptions::default(), |r: &str| {
+                Some(match r {
+                    "scryer-prolog" => 0.5,
+                    "SDL" => 0.3,
+                    _ => 0.2,
+                })
+            });
+        assert_eq!(r.repos(), vec!["patina", "dojo", "scryer-prolog"], "{r:?}");
+        assert!(r.searched[2].reason.contains("beside the named repo"), "{r:?}");
+        let r =
+            route(Some("patina"), "dojo world storage", &Mode::Graph, world, &RouteOptions::default(), |r: &str| {
+                Some(match r {
+                    "dojo" => 0.3,
+                    "SDL" => 0.5,
+                    _ => 0.2,
+                })
+            });
+        assert_eq!(r.repos(), vec!["patina", "dojo"], "{r:?}");
     }
 
     #[test]
