@@ -2,8 +2,9 @@
 //!
 //! The live items of the chosen projects are indexed in memory with the code index's own
 //! analyser (identifiers split, stop words, stemming) over their id, facets, summary,
-//! statement, evidence notes and applications, and scored by BM25. A hit's score is its BM25 over the query's *ideal*
-//! score (an item holding every query term once, [`CorpusStats::ideal_body_score`]),
+//! statement, evidence notes and applications, and scored by BM25. A hit's score is its
+//! BM25 over the query's *ideal* score (an item holding every query term once,
+//! [`CorpusStats::ideal_body_score`]),
 //! capped at 1: how much of the query the item answers, on the same 0..1 scale as the
 //! fused code scores, so one list can hold both.
 //!
@@ -82,6 +83,11 @@ impl Part {
     }
 }
 
+/// The non-empty notes of a belief's evidence, in order.
+fn evidence_notes(b: &crate::event::Belief) -> Vec<&str> {
+    b.evidence.iter().map(|e| e.note.trim()).filter(|n| !n.is_empty()).collect()
+}
+
 /// The texts of an item that are embedded: a belief's claim in brief (its id in words and
 /// its summary), in full (summary and statement), its evidence (summary and the notes of
 /// its evidence links) and its applications (summary and where it has been applied). The
@@ -98,7 +104,7 @@ pub fn texts(item: &Item) -> Vec<(Part, String)> {
                 (Part::Claim, format!("{}. {}", b.id.replace(['-', '_'], " "), b.summary)),
                 (Part::Statement, format!("{}. {}", b.summary, b.statement)),
             ];
-            let notes: Vec<&str> = b.evidence.iter().map(|e| e.note.trim()).filter(|n| !n.is_empty()).collect();
+            let notes = evidence_notes(b);
             if !notes.is_empty() {
                 out.push((Part::Evidence, format!("{}. {}", b.summary, notes.join(". "))));
             }
@@ -164,7 +170,7 @@ fn project_index(knowledge: &Knowledge, projects: &[String]) -> Option<Arc<Proje
         .map(|e| {
             let body = match &e.item {
                 Item::Belief(b) => {
-                    let notes: Vec<&str> = b.evidence.iter().map(|e| e.note.trim()).filter(|n| !n.is_empty()).collect();
+                    let notes = evidence_notes(b);
                     format!(
                         "{}\n{}\n{}\n{}\n{}\n{}",
                         b.id,

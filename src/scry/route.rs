@@ -423,10 +423,6 @@ pub fn route(
     // (score, repo, reason, relevance, holds the query far better than the named repos)
     let mut scored: Vec<(f64, String, String, f64, bool)> = Vec::new();
     for (r, raw_score) in raw {
-        let dominant = !named.is_empty()
-            && raw_score > 0.0
-            && raw_score >= max_raw
-            && raw_score >= COMPANION_CONTENT_RATIO * named_content;
         let topic = nodes.get(&r).map(|n| topical(&query_words, n)).unwrap_or(0.0);
         let lexical = if max_raw > 0.0 { raw_score / max_raw } else { 0.0 };
         let (history, because) = from_evidence.get(&r).map(|(s, t)| (*s, t.as_str())).unwrap_or((0.0, ""));
@@ -453,6 +449,11 @@ pub fn route(
                 // admitted ones.
                 let score = relevance * (1.0 - EDGE_SHARE + EDGE_SHARE * e.weight);
                 let reason = format!("via {} {} {}, weight {:.2}; {terms}", e.from, e.edge_type, e.to, e.weight);
+                // Beside a named repo: the best content of all, far better than the named one's.
+                let dominant = !named.is_empty()
+                    && raw_score > 0.0
+                    && raw_score >= max_raw
+                    && raw_score >= COMPANION_CONTENT_RATIO * named_content;
                 scored.push((score, r, reason, relevance, dominant));
             }
             None => match hops.get(r.as_str()) {
@@ -484,12 +485,7 @@ pub fn route(
     // relevant (the query names a tool, the answer is in the repo built around it).
     let slots = options.max_repos.saturating_sub(named.len());
     let mut taken = 0;
-    for (score, r, mut reason, relevance, dominant) in scored {
-        if dominant && taken < slots {
-            reason.push_str(&format!(
-                "; beside the named repo: its content holds the query ≥ {COMPANION_CONTENT_RATIO:.0}× better"
-            ));
-        }
+    for (score, r, reason, relevance, dominant) in scored {
         if !named.is_empty() && relevance < options.named_companion_relevance && !dominant {
             skipped.push(Skipped {
                 repo: r,
@@ -499,6 +495,13 @@ pub fn route(
                 ),
             });
         } else if taken < slots {
+            let reason = if dominant {
+                format!(
+                    "{reason}; beside the named repo: its content holds the query ≥ {COMPANION_CONTENT_RATIO:.0}× better"
+                )
+            } else {
+                reason
+            };
             searched.push(Routed { repo: r, prior: 1.0, score, reason });
             taken += 1;
         } else {
@@ -691,24 +694,14 @@ mod tests {
         // A connected repo holding the query's words far better than the named one (the
         // query names a tool, the answer is in the repo built around it) comes beside it,
         // and says why; one better than the named repo, but not twice as good, does not.
-        let r =
-            route(Some("patina"), "dojo world storage", &Mode::Graph, world, &RouteOptions::default(), |r: &str| {
-                Some(match r {
-                    "scryer-prolog" => 0.5,
-                    "SDL" => 0.3,
-                    _ => 0.2,
-                })
-            });
+        let with_content = |scores: &[(&str, f64)]| {
+            let content = |repo: &str| Some(scores.iter().find(|(r, _)| *r == repo).map_or(0.2, |(_, s)| *s));
+            route(Some("patina"), "dojo world storage", &Mode::Graph, world, &RouteOptions::default(), content)
+        };
+        let r = with_content(&[("scryer-prolog", 0.5), ("SDL", 0.3)]);
         assert_eq!(r.repos(), vec!["patina", "dojo", "scryer-prolog"], "{r:?}");
         assert!(r.searched[2].reason.contains("beside the named repo"), "{r:?}");
-        let r =
-            route(Some("patina"), "dojo world storage", &Mode::Graph, world, &RouteOptions::default(), |r: &str| {
-                Some(match r {
-                    "dojo" => 0.3,
-                    "SDL" => 0.5,
-                    _ => 0.2,
-                })
-            });
+        let r = with_content(&[("dojo", 0.3), ("SDL", 0.5)]);
         assert_eq!(r.repos(), vec!["patina", "dojo"], "{r:?}");
     }
 
