@@ -99,8 +99,8 @@ pub struct World {
     pub languages: Vec<String>,
     /// The live beliefs, observations and relations (the knowledge channel).
     pub knowledge: crate::knowledge::Knowledge,
-    /// The knowledge-vector cache file, decoded, while the file is unchanged: a warm world
-    /// (the daemon's) reads it once, not per query.
+    /// The vector cache file (belief and observation texts, registry entries), decoded,
+    /// while the file is unchanged: a warm world (the daemon's) reads it once, not per query.
     knowledge_vector_file: std::sync::Arc<std::sync::Mutex<Option<VectorFile>>>,
 }
 
@@ -233,7 +233,7 @@ impl Query {
 
 /// The one query path: route, search, tag, record.
 pub fn run(home: &PatinaHome, searcher: &mut Searcher, world: &World, query: &Query) -> Result<Scry, ScryError> {
-    let route = plan(searcher, world, &query.choice, &query.text)?;
+    let route = plan(home, searcher, world, &query.choice, &query.text)?;
     let request = WeightedRequest {
         repos: route.searched.iter().map(|r| (r.repo.clone(), r.prior)).collect(),
         query: query.text.clone(),
@@ -365,8 +365,7 @@ pub(crate) fn knowledge_vectors(
     projects: &[String],
     query: &str,
 ) -> Option<(Vec<f32>, ItemVectors)> {
-    use std::collections::HashMap;
-    let model = searcher.model_id()?;
+    searcher.model_id()?;
     let items: Vec<(&str, Vec<(crate::knowledge::search::Part, String)>)> = world
         .knowledge
         .items
@@ -378,30 +377,78 @@ pub(crate) fn knowledge_vectors(
         return None;
     }
     let query_vector = searcher.embed_query(query)?;
+    let texts: Vec<&str> = items.iter().flat_map(|(_, texts)| texts).map(|(_, t)| t.as_str()).collect();
+    let mut embedded = cached_vectors(home, searcher, world, &texts)?.into_iter();
+    let vectors = items
+        .iter()
+        .map(|(id, texts)| {
+            let vectors = texts.iter().zip(embedded.by_ref()).map(|((part, _), v)| (*part, v)).collect();
+            (id.to_string(), vectors)
+        })
+        .collect();
+    Some((query_vector, vectors))
+}
+
+/// With a model: the cosine of the query to each indexed repo's registry entry
+/// ([`route::registry_text`]) other than `project`'s, so a query that describes a repo in
+/// other words than its summary's ("AI coding assistant" for "terminal AI coding agent")
+/// still finds it. Entry vectors share the knowledge channel's cache; empty without a model.
+fn registry_meaning(
+    home: &PatinaHome,
+    searcher: &mut Searcher,
+    world: &World,
+    project: &str,
+    query: &str,
+) -> BTreeMap<String, f64> {
+    let nodes: Vec<&NodeRegistered> =
+        world.indexed.iter().filter(|r| r.as_str() != project).filter_map(|r| world.nodes.get(r)).collect();
+    if nodes.is_empty() || searcher.model_id().is_none() {
+        return BTreeMap::new();
+    }
+    let Some(query_vector) = searcher.embed_query(query) else { return BTreeMap::new() };
+    let texts: Vec<String> = nodes.iter().map(|n| route::registry_text(n)).collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let Some(vectors) = cached_vectors(home, searcher, world, &refs) else { return BTreeMap::new() };
+    nodes
+        .iter()
+        .zip(vectors)
+        .map(|(n, v)| (n.id.clone(), f64::from(crate::search::embed::cosine(&query_vector, &v))))
+        .collect()
+}
+
+/// The cache key of `text`'s embedding by `model`.
+fn vector_key(model: &str, text: &str) -> [u8; 32] {
+    *blake3::hash(format!("{model}\0{text}").as_bytes()).as_bytes()
+}
+
+/// The embeddings of `texts` by the searcher's model, read from
+/// `$PATINA_HOME/cache/knowledge-vectors.bin` (by [`vector_key`]; derived state: deleting
+/// it only costs a re-embedding); only texts not there yet are embedded, and the file is
+/// rewritten with them. One vector per text, in order.
+fn cached_vectors(home: &PatinaHome, searcher: &mut Searcher, world: &World, texts: &[&str]) -> Option<Vec<Vec<f32>>> {
+    let model = searcher.model_id()?;
     let path = home.root().join("cache").join("knowledge-vectors.bin");
     let config = bincode::config::standard().with_limit::<{ 256 * 1024 * 1024 }>();
     let mut held = world.knowledge_vector_file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let stamp = file_stamp(&path);
-    let mut cache: HashMap<[u8; 32], Vec<f32>> = match held.take() {
+    let mut cache = match held.take() {
         Some(file) if file.stamp == stamp && stamp.0.is_some() => file.vectors,
         _ => std::fs::read(&path)
             .ok()
             .and_then(|bytes| bincode::serde::decode_from_slice(&bytes, config).ok().map(|(c, _)| c))
             .unwrap_or_default(),
     };
-    let key = |text: &str| *blake3::hash(format!("{model}\0{text}").as_bytes()).as_bytes();
-    let mut missing: Vec<&str> = items
-        .iter()
-        .flat_map(|(_, texts)| texts)
-        .map(|(_, t)| t.as_str())
-        .filter(|t| !cache.contains_key(&key(t)))
-        .collect();
+    let mut missing: Vec<&str> =
+        texts.iter().copied().filter(|t| !cache.contains_key(&vector_key(&model, t))).collect();
     missing.sort_unstable();
     missing.dedup();
     if !missing.is_empty() {
-        let vectors = searcher.embed_texts(&missing)?;
+        let Some(vectors) = searcher.embed_texts(&missing) else {
+            *held = Some(VectorFile { stamp, vectors: cache });
+            return None;
+        };
         for (text, vector) in missing.iter().zip(vectors) {
-            cache.insert(key(text), vector);
+            cache.insert(vector_key(&model, text), vector);
         }
         // Best effort: a cache that cannot be written is rebuilt next time.
         if let Ok(bytes) = bincode::serde::encode_to_vec(&cache, config) {
@@ -412,15 +459,9 @@ pub(crate) fn knowledge_vectors(
             }
         }
     }
-    let vectors = items
-        .iter()
-        .map(|(id, texts)| {
-            let vectors = texts.iter().filter_map(|(part, t)| cache.get(&key(t)).map(|v| (*part, v.clone()))).collect();
-            (id.to_string(), vectors)
-        })
-        .collect();
+    let vectors = texts.iter().map(|t| cache.get(&vector_key(&model, t)).cloned()).collect();
     *held = Some(VectorFile { stamp: file_stamp(&path), vectors: cache });
-    Some((query_vector, vectors))
+    vectors
 }
 
 /// A knowledge hit as a result row (`rank`: its 0-based rank in the knowledge channel).
@@ -510,7 +551,13 @@ pub(crate) fn record(
 
 /// Plans the route of `query`: resolves the project and repos against the world's nodes
 /// and routes on its stored graph. Errors name what is missing.
-pub fn plan(searcher: &mut Searcher, world: &World, choice: &RouteChoice, query: &str) -> Result<Route, ScryError> {
+pub fn plan(
+    home: &PatinaHome,
+    searcher: &mut Searcher,
+    world: &World,
+    choice: &RouteChoice,
+    query: &str,
+) -> Result<Route, ScryError> {
     let resolve = |given: &str| crate::repo::resolve(&world.nodes, given).map_err(|e| ScryError::Route(e.to_string()));
     let project = match &choice.project {
         Some(p) => Some(resolve(p)?.id),
@@ -554,6 +601,10 @@ pub fn plan(searcher: &mut Searcher, world: &World, choice: &RouteChoice, query:
     // Content pre-scores choose among connected repos; chosen or all repos need none.
     let selected =
         if mode == route::Mode::Graph { selection(searcher, &world.indexed, query) } else { BTreeMap::new() };
+    let described = match &project {
+        Some(p) if mode == route::Mode::Graph => registry_meaning(home, searcher, world, p, query),
+        _ => BTreeMap::new(),
+    };
     let routed = route::route(
         project.as_deref(),
         query,
@@ -565,6 +616,7 @@ pub fn plan(searcher: &mut Searcher, world: &World, choice: &RouteChoice, query:
             evidence,
             second_hop,
             languages: &world.languages,
+            described: &described,
         },
         &route::RouteOptions::default(),
         |repo| selected.get(repo).copied(),

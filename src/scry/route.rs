@@ -2,10 +2,12 @@
 //!
 //! Graph routing reads the derived graph: the repos the project USES, LEARNS_FROM,
 //! TESTS_WITH or is a SIBLING of (direction matters) are admitted, and the query chooses
-//! among them by relevance, the mean of: its registry entry ([`topical`]), its content
+//! among them by relevance, the mean of: its registry entry (by words, [`topical`], or
+//! with the model by meaning, the query's cosine to [`registry_text`]), its content
 //! (the CORI selection pre-score, `search::select`) and the evidence behind the edge
 //! ([`evidence_relevance`]). A repo the query names (id or alias) is searched even
-//! without an edge; the local project is always searched first. With no edges and no
+//! without an edge, and one whose registry entry the query describes well, by words or
+//! meaning, may be; the local project is always searched first. With no edges and no
 //! named repo, only the local project is searched: never brute force.
 //!
 //! Architecture Invariant: routing is read-only and deterministic for a given graph,
@@ -40,6 +42,16 @@ const DOMAIN_HOP_WEIGHT: f64 = 0.5;
 /// it: the query names a tool, the answer is in the repo built around it ("queue prompts
 /// for Claude Code" → cuti).
 const COMPANION_CONTENT_RATIO: f64 = 2.0;
+
+/// A query's cosine to a registry entry below this says nothing about the repo ...
+const REGISTRY_COSINE_FLOOR: f64 = 0.25;
+/// ... and at this it describes the repo fully ("CLI tool architecture for AI coding
+/// assistant" to opencode's "terminal AI coding agent": 0.60). Chosen on the shared and
+/// eval/world querysets with the model (stable for floors 0.2–0.35 and full 0.6–0.7):
+/// shared routing recall 0.861 → 0.944 (xp_011 reaches daydreams), MRR 0.753 → 0.697
+/// (xp_004 now also searches openclaw, whose docs lead), waste 1.92 → 1.83; eval/world
+/// unchanged at 0.938, waste 1.88; held-out (run once, after) unchanged at 0.750 / 2.55.
+const REGISTRY_COSINE_FULL: f64 = 0.6;
 
 /// How to choose repos.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -205,6 +217,38 @@ pub struct RouteWorld<'a> {
     pub second_hop: &'a [Edge],
     /// Domains that name a language: sharing one links nothing (`rules/graph.toml`).
     pub languages: &'a [String],
+    /// With the model: per repo, the cosine of the query to its registry entry
+    /// ([`registry_text`]); empty without one.
+    pub described: &'a BTreeMap<String, f64>,
+}
+
+/// What a repo's registry entry says, as embedded for routing by meaning: its id, its
+/// summary and its domains.
+pub fn registry_text(node: &NodeRegistered) -> String {
+    let mut text = format!("{}: {}", node.id, node.summary.as_deref().unwrap_or(""));
+    if !node.domains.is_empty() {
+        text.push_str(&format!(" ({})", node.domains.join(", ")));
+    }
+    text
+}
+
+/// How much of the query the registry entry answers, by words ([`topical`]) or by meaning
+/// (its cosine mapped from [`REGISTRY_COSINE_FLOOR`]..[`REGISTRY_COSINE_FULL`] to 0..1),
+/// whichever is more, and whether meaning decided.
+fn registry_relevance(
+    query_words: &[String],
+    node: &NodeRegistered,
+    described: &BTreeMap<String, f64>,
+) -> (f64, Option<f64>) {
+    let words = topical(query_words, node);
+    match described.get(&node.id) {
+        Some(&cos) => {
+            let meaning =
+                ((cos - REGISTRY_COSINE_FLOOR) / (REGISTRY_COSINE_FULL - REGISTRY_COSINE_FLOOR)).clamp(0.0, 1.0);
+            if meaning > words { (meaning, Some(cos)) } else { (words, None) }
+        }
+        None => (words, None),
+    }
 }
 
 /// The repos two hops from `project`, each with its strongest path: (strength, path).
@@ -413,7 +457,9 @@ pub fn route(
             best_edge.contains_key(r.as_str())
                 || hops.contains_key(r.as_str())
                 || (!best_edge.is_empty()
-                    && nodes.get(*r).is_some_and(|n| topical(&query_words, n) >= options.unconnected_relevance))
+                    && nodes.get(*r).is_some_and(|n| {
+                        registry_relevance(&query_words, n, world.described).0 >= options.unconnected_relevance
+                    }))
         })
         .collect();
     let raw: Vec<(String, f64)> = candidates.iter().map(|r| ((*r).clone(), prescore(r).unwrap_or(0.0))).collect();
@@ -423,12 +469,17 @@ pub fn route(
     // (score, repo, reason, relevance, holds the query far better than the named repos)
     let mut scored: Vec<(f64, String, String, f64, bool)> = Vec::new();
     for (r, raw_score) in raw {
-        let topic = nodes.get(&r).map(|n| topical(&query_words, n)).unwrap_or(0.0);
+        let (topic, by_meaning) =
+            nodes.get(&r).map(|n| registry_relevance(&query_words, n, world.described)).unwrap_or((0.0, None));
         let lexical = if max_raw > 0.0 { raw_score / max_raw } else { 0.0 };
         let (history, because) = from_evidence.get(&r).map(|(s, t)| (*s, t.as_str())).unwrap_or((0.0, ""));
         let relevance = (topic + lexical + history) / 3.0;
+        let registry = match by_meaning {
+            Some(cos) => format!("{topic:.2} (by meaning, cosine {cos:.2})"),
+            None => format!("{topic:.2}"),
+        };
         let mut terms = format!(
-            "relevance {relevance:.2} = mean of registry {topic:.2}, content {lexical:.2}, evidence {history:.2}"
+            "relevance {relevance:.2} = mean of registry {registry}, content {lexical:.2}, evidence {history:.2}"
         );
         if history > 0.0 {
             terms.push_str(&format!(" (\"{}\")", excerpt(because, 80)));
@@ -463,7 +514,9 @@ pub fn route(
                     scored.push((score, r, reason, relevance, false));
                 }
                 Some((_, path))
-                    if !nodes.get(&r).is_some_and(|n| topical(&query_words, n) >= options.unconnected_relevance) =>
+                    if !nodes.get(&r).is_some_and(|n| {
+                        registry_relevance(&query_words, n, world.described).0 >= options.unconnected_relevance
+                    }) =>
                 {
                     skipped.push(Skipped {
                         repo: r.clone(),
@@ -604,6 +657,7 @@ mod tests {
             evidence: &evidence,
             second_hop: &[],
             languages: &[],
+            described: &BTreeMap::new(),
         };
         route(Some("patina"), query, &Mode::Graph, world, &RouteOptions::default(), |_| None)
     }
@@ -635,6 +689,35 @@ mod tests {
     }
 
     #[test]
+    fn a_registry_entry_described_in_other_words_is_found_by_meaning() {
+        // No word of the query is in opencode's entry ("open-source terminal AI coding
+        // agent"); with the model, its cosine says the query describes it.
+        let query = "assistant that writes programs from a shell";
+        let (nodes, indexed, edges) = world();
+        let evidence = BTreeMap::new();
+        let routed = |described: &BTreeMap<String, f64>| {
+            let world = RouteWorld {
+                nodes: &nodes,
+                indexed: &indexed,
+                edges: &edges,
+                evidence: &evidence,
+                second_hop: &[],
+                languages: &[],
+                described,
+            };
+            route(Some("patina"), query, &Mode::Graph, world, &RouteOptions::default(), |_| None)
+        };
+        assert_eq!(routed(&BTreeMap::new()).repos(), vec!["patina"], "no words in common, no model");
+        let far: BTreeMap<String, f64> = [("opencode".to_string(), 0.3), ("dojo".to_string(), 0.1)].into();
+        assert_eq!(routed(&far).repos(), vec!["patina"], "a loose cosine describes nothing");
+        let close: BTreeMap<String, f64> = [("opencode".to_string(), 0.58), ("dojo".to_string(), 0.1)].into();
+        let r = routed(&close);
+        assert_eq!(r.repos(), vec!["patina", "opencode"]);
+        let reason = r.reason("opencode").unwrap();
+        assert!(reason.contains("by meaning, cosine 0.58") && reason.contains("no edge"), "{reason}");
+    }
+
+    #[test]
     fn no_edges_means_local_only() {
         let (nodes, indexed, _) = world();
         let evidence = BTreeMap::new();
@@ -645,6 +728,7 @@ mod tests {
             evidence: &evidence,
             second_hop: &[],
             languages: &[],
+            described: &BTreeMap::new(),
         };
         let r =
             route(Some("patina"), "ECS world storage", &Mode::Graph, world, &RouteOptions::default(), |_| Some(1.0));
@@ -675,6 +759,7 @@ mod tests {
             evidence: &evidence,
             second_hop: &[],
             languages: &[],
+            described: &BTreeMap::new(),
         };
         let content = |r: &str| Some(if r == "scryer-prolog" { 1.0 } else { 0.1 });
         let r = route(
@@ -723,6 +808,7 @@ mod tests {
             evidence: &evidence,
             second_hop: &[],
             languages: &[],
+            described: &BTreeMap::new(),
         };
         // Equal content scores everywhere: only the evidence tells SDL apart.
         let r = route(Some("patina"), "parser symbols stress", &Mode::Graph, world, &RouteOptions::default(), |_| {
@@ -765,6 +851,7 @@ mod tests {
             evidence: &evidence,
             second_hop: &[],
             languages: &languages,
+            described: &BTreeMap::new(),
         };
         // The content pre-score says the answer is in starknet-foundry.
         let strong = |r: &str| Some(if r == "starknet-foundry" { 1.0 } else { 0.2 });
