@@ -91,6 +91,10 @@ mod tests {
             "Is importing it from there OK?",
             "Which config files shouldn't be committed?",
             "The insert function lives inside the scrape command. Is importing it from there OK?",
+            "Why do we keep the old table around?",
+            "what is our convention for error types",
+            "Not sure whether we split the crate",
+            "the right way to version the index format",
         ] {
             assert!(advice(q).is_some(), "{q}");
         }
@@ -102,6 +106,8 @@ mod tests {
             "the log is replayed on open. where does DuckDB replay the log",
             "version 1.2 of the index format",
             "where does the writer call self.is_empty() before a flush",
+            "where does the planner decide whether to use an index",
+            "when to compact: the trigger in the LSM tree",
         ] {
             assert_eq!(advice(q), None, "{q}");
         }
