@@ -648,6 +648,11 @@ mod tests {
     }
 
     fn route_of(query: &str) -> Route {
+        route_described(query, &BTreeMap::new())
+    }
+
+    /// [`route_of`], with the model's cosines of the query to the registry entries.
+    fn route_described(query: &str, described: &BTreeMap<String, f64>) -> Route {
         let (nodes, indexed, edges) = world();
         let evidence = BTreeMap::new();
         let world = RouteWorld {
@@ -657,7 +662,7 @@ mod tests {
             evidence: &evidence,
             second_hop: &[],
             languages: &[],
-            described: &BTreeMap::new(),
+            described,
         };
         route(Some("patina"), query, &Mode::Graph, world, &RouteOptions::default(), |_| None)
     }
@@ -693,20 +698,7 @@ mod tests {
         // No word of the query is in opencode's entry ("open-source terminal AI coding
         // agent"); with the model, its cosine says the query describes it.
         let query = "assistant that writes programs from a shell";
-        let (nodes, indexed, edges) = world();
-        let evidence = BTreeMap::new();
-        let routed = |described: &BTreeMap<String, f64>| {
-            let world = RouteWorld {
-                nodes: &nodes,
-                indexed: &indexed,
-                edges: &edges,
-                evidence: &evidence,
-                second_hop: &[],
-                languages: &[],
-                described,
-            };
-            route(Some("patina"), query, &Mode::Graph, world, &RouteOptions::default(), |_| None)
-        };
+        let routed = |described: &BTreeMap<String, f64>| route_described(query, described);
         assert_eq!(routed(&BTreeMap::new()).repos(), vec!["patina"], "no words in common, no model");
         let far: BTreeMap<String, f64> = [("opencode".to_string(), 0.3), ("dojo".to_string(), 0.1)].into();
         assert_eq!(routed(&far).repos(), vec!["patina"], "a loose cosine describes nothing");
