@@ -378,7 +378,7 @@ pub(crate) fn knowledge_vectors(
     }
     let query_vector = searcher.embed_query(query)?;
     let texts: Vec<&str> = items.iter().flat_map(|(_, texts)| texts).map(|(_, t)| t.as_str()).collect();
-    let mut embedded = cached_vectors(home, searcher, world, &texts)?.into_iter();
+    let mut embedded = cached_vectors(home, searcher, world, &texts, <[f32]>::to_vec)?.into_iter();
     let vectors = items
         .iter()
         .map(|(id, texts)| {
@@ -408,12 +408,9 @@ fn registry_meaning(
     let Some(query_vector) = searcher.embed_query(query) else { return BTreeMap::new() };
     let texts: Vec<String> = nodes.iter().map(|n| route::registry_text(n)).collect();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let Some(vectors) = cached_vectors(home, searcher, world, &refs) else { return BTreeMap::new() };
-    nodes
-        .iter()
-        .zip(vectors)
-        .map(|(n, v)| (n.id.clone(), f64::from(crate::search::embed::cosine(&query_vector, &v))))
-        .collect()
+    let cosine = |v: &[f32]| f64::from(crate::search::embed::cosine(&query_vector, v));
+    let Some(cosines) = cached_vectors(home, searcher, world, &refs, cosine) else { return BTreeMap::new() };
+    nodes.iter().map(|n| n.id.clone()).zip(cosines).collect()
 }
 
 /// The cache key of `text`'s embedding by `model`.
@@ -424,8 +421,15 @@ fn vector_key(model: &str, text: &str) -> [u8; 32] {
 /// The embeddings of `texts` by the searcher's model, read from
 /// `$PATINA_HOME/cache/knowledge-vectors.bin` (by [`vector_key`]; derived state: deleting
 /// it only costs a re-embedding); only texts not there yet are embedded, and the file is
-/// rewritten with them. One vector per text, in order.
-fn cached_vectors(home: &PatinaHome, searcher: &mut Searcher, world: &World, texts: &[&str]) -> Option<Vec<Vec<f32>>> {
+/// rewritten with them. Returns `read` of each text's vector, in order (the vector itself,
+/// or what the caller needs of it, without a copy).
+fn cached_vectors<T>(
+    home: &PatinaHome,
+    searcher: &mut Searcher,
+    world: &World,
+    texts: &[&str],
+    read: impl Fn(&[f32]) -> T,
+) -> Option<Vec<T>> {
     let model = searcher.model_id()?;
     let path = home.root().join("cache").join("knowledge-vectors.bin");
     let config = bincode::config::standard().with_limit::<{ 256 * 1024 * 1024 }>();
@@ -459,9 +463,9 @@ fn cached_vectors(home: &PatinaHome, searcher: &mut Searcher, world: &World, tex
             }
         }
     }
-    let vectors = texts.iter().map(|t| cache.get(&vector_key(&model, t)).cloned()).collect();
+    let read = texts.iter().map(|t| cache.get(&vector_key(&model, t)).map(|v| read(v))).collect();
     *held = Some(VectorFile { stamp: file_stamp(&path), vectors: cache });
-    vectors
+    read
 }
 
 /// A knowledge hit as a result row (`rank`: its 0-based rank in the knowledge channel).

@@ -431,6 +431,13 @@ pub fn route(
         }
     }
     let query_words = words(query);
+    // Each repo's registry relevance, once: the candidates, the scores and the two-hop
+    // test all read it.
+    let registry: BTreeMap<&str, (f64, Option<f64>)> = others
+        .iter()
+        .filter_map(|r| Some((r.as_str(), registry_relevance(&query_words, nodes.get(*r)?, world.described))))
+        .collect();
+    let registry_of = |r: &str| registry.get(r).copied().unwrap_or((0.0, None));
     let named: Vec<&String> =
         others.iter().copied().filter(|r| nodes.get(*r).is_some_and(|n| names(query, n))).collect();
     for r in &named {
@@ -456,10 +463,7 @@ pub fn route(
         .filter(|r| {
             best_edge.contains_key(r.as_str())
                 || hops.contains_key(r.as_str())
-                || (!best_edge.is_empty()
-                    && nodes.get(*r).is_some_and(|n| {
-                        registry_relevance(&query_words, n, world.described).0 >= options.unconnected_relevance
-                    }))
+                || (!best_edge.is_empty() && registry_of(r).0 >= options.unconnected_relevance)
         })
         .collect();
     let raw: Vec<(String, f64)> = candidates.iter().map(|r| ((*r).clone(), prescore(r).unwrap_or(0.0))).collect();
@@ -469,8 +473,7 @@ pub fn route(
     // (score, repo, reason, relevance, holds the query far better than the named repos)
     let mut scored: Vec<(f64, String, String, f64, bool)> = Vec::new();
     for (r, raw_score) in raw {
-        let (topic, by_meaning) =
-            nodes.get(&r).map(|n| registry_relevance(&query_words, n, world.described)).unwrap_or((0.0, None));
+        let (topic, by_meaning) = registry_of(&r);
         let lexical = if max_raw > 0.0 { raw_score / max_raw } else { 0.0 };
         let (history, because) = from_evidence.get(&r).map(|(s, t)| (*s, t.as_str())).unwrap_or((0.0, ""));
         let relevance = (topic + lexical + history) / 3.0;
@@ -513,11 +516,7 @@ pub fn route(
                     let reason = format!("2 hops: {path}; {terms}");
                     scored.push((score, r, reason, relevance, false));
                 }
-                Some((_, path))
-                    if !nodes.get(&r).is_some_and(|n| {
-                        registry_relevance(&query_words, n, world.described).0 >= options.unconnected_relevance
-                    }) =>
-                {
+                Some((_, path)) if registry_of(&r).0 < options.unconnected_relevance => {
                     skipped.push(Skipped {
                         repo: r.clone(),
                         reason: format!(
