@@ -833,6 +833,37 @@ fn unregistered_repos_become_candidates_never_nodes() {
     assert!(text.contains("steveyegge/beads  2 reference(s) in 2 session(s)"), "{text}");
 }
 
+/// Issue 13, "changing names and formats", on the real registry: the later logs write
+/// YAML front matter, `[[owner/name]]` wiki links and a renamed repo's old names. The
+/// registry's openclaw has the `owner/name` aliases of its two old names
+/// (`clawdbot/clawdbot`, `moltbot/moltbot`), so "clawdbot" is openclaw; a wiki link to a
+/// fork of duckdb is duckdb, never a candidate.
+#[test]
+fn old_names_and_owner_name_links_of_registered_repos_make_their_edges() {
+    let home = Home::new();
+    let registry = shared_data().join("patina-registry.yaml");
+    home.ok(&["mother", "sync", "--registry", registry.to_str().unwrap()]);
+    let dir = home.path().join("later");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = "---\nid: 20260126-093000\ndate: 2026-01-26\n---\n\n# Gateway study\n\n\
+               - Studied clawdbot's gateway: one process routes every chat channel.\n\
+               - Tested the scraper on [[someone/duckdb]]: 4,120 symbols in 3.1 s.\n";
+    std::fs::write(dir.join("20260126-093000.md"), log).unwrap();
+    home.ok(&["mother", "ingest", dir.to_str().unwrap(), "--project", "patina"]);
+    let mentions = home.json(&["mother", "log", "--kind", "mention"]);
+    let of = |repo: &str| -> Value {
+        mentions.as_array().unwrap().iter().find(|m| m["payload"]["repo"] == repo).cloned().expect(repo)
+    };
+    assert_eq!(of("openclaw")["payload"]["matched"], "clawdbot");
+    assert_eq!(of("openclaw")["payload"]["cue_class"], "learning");
+    assert_eq!(of("duckdb")["payload"]["cue_class"], "testing");
+    let all = edges(&home);
+    assert!(has(&all, "patina", "LEARNS_FROM", "openclaw"), "{all:?}");
+    assert!(has(&all, "patina", "TESTS_WITH", "duckdb"), "{all:?}");
+    let found = home.json(&["mother", "candidates"]);
+    assert_eq!(found.as_array().unwrap().len(), 0, "a fork of a registered repo is that repo: {found}");
+}
+
 /// Issue 13 on the real logs: the items under "**Testing Results:**" (20250907-150518,
 /// lines 64–66) carry the lead-in's testing cue; "Discovered stack overflow when parsing
 /// SDL repository" (20250901-164140:34) is a failure, i.e. testing.

@@ -47,8 +47,9 @@ static REPO_WORD: LazyLock<Regex> = LazyLock::new(|| {
     .unwrap()
 });
 
-/// Owners that are really path roots or placeholders in these logs.
-const NOT_OWNERS: &[&str] =
+/// Owners that are really path roots or placeholders in these logs (also read by
+/// `mention.rs`: `docs/dojo` is a folder, `someorg/dojo` the repo).
+pub(crate) const NOT_OWNERS: &[&str] =
     &["src", "layer", "docs", "tests", "target", "owner", "user", "org", "your-org", "example", "foo", "path", "repos"];
 
 /// The references in `text` to `owner/name` repos for which `known` is false (`known`

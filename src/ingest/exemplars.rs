@@ -320,7 +320,7 @@ impl ExemplarModel {
             state.exemplar_vectors = Some(vectors);
         }
         let vectors = self.vectors(&mut state, texts)?;
-        let exemplar_vectors = state.exemplar_vectors.as_ref().map(Vec::as_slice).unwrap_or_default();
+        let exemplar_vectors = state.exemplar_vectors.as_deref().unwrap_or_default();
         Ok(vectors
             .iter()
             .map(|v| {

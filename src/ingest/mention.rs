@@ -4,8 +4,13 @@
 //! boundaries. Hyphenated or underscored ids also match their spaced form when it is
 //! written as a proper name ("Scryer Prolog" for `scryer-prolog`). Context rules cut the
 //! noise of real session logs:
-//! - in a path, a node counts only as a repo path (`~/.patina/repos/dojo`,
-//!   `dojoengine/dojo`, a path that starts with the node); `layer/dust/…` is not `dust`;
+//! - in a path, a node counts only as a repo path (`~/.patina/repos/dojo`, a path that
+//!   starts with the node) or as the name of an `owner/name` reference, whatever the
+//!   owner (`dojoengine/dojo`, `[[someorg/dojo]]`: a moved repo or a fork is still the
+//!   repo); `layer/dust/…` is not `dust`;
+//! - a node whose id or alias is `owner/name` also goes by its distinctive name part
+//!   (`someorg/vectorlite` is "vectorlite"; a renamed repo's old `owner/name` aliases
+//!   give its old names);
 //! - `--repo X` on a command line is repo context, and a testing cue when the command is
 //!   one of the vocabulary's `repo_flag_commands` (`scrape`, `bench`, …);
 //! - an *ambiguous* id (an ordinary word in these logs) needs repo context or a cue;
@@ -51,6 +56,13 @@ struct Term {
     ambiguous: bool,
 }
 
+/// The shortest name part of an `owner/name` id or alias that names its node by itself.
+const MIN_SHORT_NAME: usize = 4;
+/// A name part of at most this many letters, letters only, may be an ordinary word.
+const MAX_WORD_LIKE: usize = 6;
+/// Hosts whose URLs name repos as `host/owner/name` (the longest last).
+const FORGES: [&str; 3] = ["github.com/", "gitlab.com/", "codeberg.org/"];
+
 /// An automaton over every id and alias of the registered nodes.
 #[derive(Debug, Clone)]
 pub struct NodeMatcher {
@@ -65,28 +77,50 @@ impl NodeMatcher {
         let mut seen: HashSet<String> = HashSet::new();
         let mut terms = Vec::new();
         let mut ids = Vec::new();
+        // The name parts of `owner/name` ids and aliases, by node (added last, see below).
+        let mut short_names: Vec<(usize, String)> = Vec::new();
+        let mut add = |text: &str, node: usize, kind: TermKind, ambiguous: bool| {
+            let lower = text.trim().to_lowercase();
+            if lower.chars().count() < 2 || !seen.insert(lower.clone()) {
+                return;
+            }
+            patterns.push(lower);
+            terms.push(Term { node, kind, ambiguous });
+        };
         for (node_idx, node) in nodes.into_iter().enumerate() {
             ids.push(node.id.clone());
             let id_ambiguous = cues.ambiguous.contains(&node.id.to_lowercase());
-            let mut add = |text: &str, kind: TermKind, ambiguous: bool| {
-                let lower = text.trim().to_lowercase();
-                if lower.chars().count() < 2 || !seen.insert(lower.clone()) {
-                    return;
-                }
-                patterns.push(lower);
-                terms.push(Term { node: node_idx, kind, ambiguous });
-            };
-            add(&node.id, TermKind::Id, id_ambiguous);
-            if node.id.contains(['-', '_']) {
-                add(&node.id.replace(['-', '_'], " "), TermKind::Spaced, id_ambiguous);
+            let id_kind = if node.id.contains('/') { TermKind::OwnerName } else { TermKind::Id };
+            add(&node.id, node_idx, id_kind, id_ambiguous && id_kind == TermKind::Id);
+            if node.id.contains(['-', '_']) && !node.id.contains('/') {
+                add(&node.id.replace(['-', '_'], " "), node_idx, TermKind::Spaced, id_ambiguous);
             }
             for alias in &node.aliases {
                 let ambiguous = cues.ambiguous.contains(&alias.to_lowercase());
                 if alias.contains('/') {
-                    add(alias, TermKind::OwnerName, false);
+                    add(alias, node_idx, TermKind::OwnerName, false);
                 } else {
-                    add(alias, TermKind::Alias, ambiguous);
+                    add(alias, node_idx, TermKind::Alias, ambiguous);
                 }
+            }
+            for name in std::iter::once(&node.id).chain(&node.aliases) {
+                if let Some((_, short)) = name.trim().rsplit_once('/') {
+                    short_names.push((node_idx, short.to_lowercase()));
+                }
+            }
+        }
+        // A repo goes by the name part of its `owner/name` ("someorg/vectorlite" is
+        // "vectorlite"; a renamed repo's old `owner/name` aliases give its old names).
+        // Only a name part that is distinctive counts: at least `MIN_SHORT_NAME` chars,
+        // the name part of one node only, and no other node's id or alias (those were
+        // added first). A short all-letter one may be an ordinary word ("skills",
+        // "tools"): it is ambiguous, like the ids of `[ambiguous]` in `cues.toml`.
+        for (node_idx, short) in &short_names {
+            let unique = short_names.iter().all(|(other, s)| s != short || other == node_idx);
+            let length = short.chars().count();
+            if unique && length >= MIN_SHORT_NAME {
+                let word_like = length <= MAX_WORD_LIKE && short.chars().all(|c| c.is_ascii_lowercase());
+                add(short, *node_idx, TermKind::Alias, word_like || cues.ambiguous.contains(short));
             }
         }
         let automaton = AhoCorasickBuilder::new()
@@ -488,10 +522,14 @@ fn path_context(
     let slash_before = start > token_start && bytes[start - 1] == b'/';
     let slash_after = end < token_end && bytes[end] == b'/';
     if slash_before {
-        let before = &text[layout.last_slash_before(token_start, start - 1)..start - 1];
+        let segment_start = layout.last_slash_before(token_start, start - 1);
+        let before = &text[segment_start..start - 1];
         let segment = before.to_lowercase();
         let segment = segment.trim_start_matches(['~', '.', '@']);
         if cues.repo_path_segments.iter().any(|s| s == segment) {
+            return Some(true);
+        }
+        if owner_name_reference(text, token_start, segment_start, end, token_end, line_start, cues) {
             return Some(true);
         }
         return None;
@@ -503,6 +541,47 @@ fn path_context(
     }
     // The token has a slash elsewhere, e.g. `a/b:dojo`; not a path segment of ours.
     Some(false)
+}
+
+/// Whether the mention ending at `end` is the name of an `owner/name` reference: its token
+/// is `owner/name` alone, the owner is not one of [`super::candidates::NOT_OWNERS`], and it
+/// is written as a repo is: a wiki link (`[[owner/name]]`), a forge URL
+/// (`github.com/owner/name`), followed by a repo word ("owner/name repo") or after a clone
+/// command (`git clone owner/name`). A plain `a/b` is as likely a folder ("surface/dust"
+/// is a folder of the project's own). A repo moved to another owner, or a fork, is still
+/// the repo.
+fn owner_name_reference(
+    text: &str,
+    token_start: usize,
+    segment_start: usize,
+    end: usize,
+    token_end: usize,
+    line_start: usize,
+    cues: &Cues,
+) -> bool {
+    if !text[end..token_end].chars().all(|c| matches!(c, '.' | ':' | '!' | '?' | ',')) {
+        return false;
+    }
+    let owner = text[segment_start..end].split('/').next().unwrap_or("");
+    let valid_owner = !owner.is_empty()
+        && owner.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        && !super::candidates::NOT_OWNERS.iter().any(|w| w.eq_ignore_ascii_case(owner));
+    if !valid_owner {
+        return false;
+    }
+    if segment_start > token_start {
+        // Only a forge URL may come before the owner (read at most its host's length back,
+        // so that many mentions in one long token stay linear).
+        let from = text.floor_char_boundary(segment_start.saturating_sub(FORGES[2].len())).max(token_start);
+        let tail = text[from..segment_start].to_ascii_lowercase();
+        return FORGES.iter().any(|f| tail.ends_with(f));
+    }
+    let from = text.floor_char_boundary(token_start.saturating_sub(MAX_REPO_WORD)).max(line_start);
+    let before = text[from..token_start].trim_end_matches([' ', '`']).to_ascii_lowercase();
+    let after = &text[end..];
+    let wiki = before.ends_with("[[") && (after.starts_with("]]") || after.starts_with('|'));
+    let cloned = ["clone", "repo add"].iter().any(|c| before.ends_with(c));
+    wiki || cloned || followed_by_repo_word(text, end, cues)
 }
 
 /// `Some(cue)` when the mention is the value of `--repo` (`Some("")` when the command is
@@ -715,6 +794,57 @@ mod tests {
             .into_iter()
             .map(|m| (matcher.node_id(m.node).to_string(), m.cue_class, m.cue))
             .collect()
+    }
+
+    #[test]
+    fn an_owner_name_reference_names_the_repo_whatever_the_owner() {
+        // A fork or a moved repo, written as a repo is written.
+        for text in [
+            "- Tested the parser on [[otherorg/duckdb]]: 12 failures.",
+            "- Tested the parser on https://github.com/otherorg/duckdb, 12 failures.",
+            "- Tested the parser on the otherorg/duckdb repo: 12 failures.",
+            "- Ran `git clone otherorg/duckdb` and tested the parser on it.",
+        ] {
+            let found = check(text);
+            assert_eq!(found.len(), 1, "{text}: {found:?}");
+            assert_eq!(found[0].0, "duckdb", "{text}");
+        }
+        // A folder of the same name is not the repo: a plain `a/b`, a path root, a file.
+        for text in [
+            "- Moved the notes to surface/duckdb for now.",
+            "- Tested the parser on docs/duckdb pages.",
+            "- Tested the parser on [[layer/duckdb]].",
+            "- Tested the parser on [[otherorg/duckdb/src]].",
+        ] {
+            assert!(check(text).is_empty(), "{text}: {:?}", check(text));
+        }
+    }
+
+    #[test]
+    fn a_repo_goes_by_the_distinctive_name_part_of_its_owner_name() {
+        let cues = Cues::load(&[]).unwrap();
+        let nodes = vec![
+            node("atlas", &[]),
+            node("someorg/vectorlite", &[]),
+            // Renamed twice: the old `owner/name`s give its old names.
+            node("openclaw", &["clawdbot/clawdbot", "moltbot/moltbot"]),
+            node("urfave-cli", &["urfave/cli"]),
+            node("anthropics-skills", &["anthropics/skills"]),
+            node("huggingface-skills", &["huggingface/skills"]),
+            node("acme-tools", &["acme/tools"]),
+        ];
+        let matcher = NodeMatcher::new(&nodes, &cues);
+        let found = |text: &str| -> Vec<String> {
+            extract(text, &matcher, &cues, Some("atlas")).iter().map(|m| matcher.node_id(m.node).to_string()).collect()
+        };
+        assert_eq!(found("- Benchmarked vectorlite recall: 0.9."), ["someorg/vectorlite"]);
+        assert_eq!(found("- Benchmarked someorg/vectorlite recall: 0.9."), ["someorg/vectorlite"]);
+        assert_eq!(found("- Studied how clawdbot routes messages; moltbot kept it."), ["openclaw", "openclaw"]);
+        // Too short ("cli"), or the name part of two nodes ("skills"): not a name.
+        assert!(found("- Benchmarked the cli and the skills: fine.").is_empty());
+        // A short all-letter name part may be a word: it needs repo context or a cue.
+        assert!(found("- Sharpened the tools.").is_empty());
+        assert_eq!(found("- Benchmarked tools: fine."), ["acme-tools"]);
     }
 
     #[test]

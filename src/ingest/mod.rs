@@ -37,7 +37,7 @@ use cues::Cues;
 use mention::NodeMatcher;
 
 /// Bump when extraction changes, so cached files are read again.
-const EXTRACTOR_VERSION: &[u8] = b"ingest-v4";
+const EXTRACTOR_VERSION: &[u8] = b"ingest-v5";
 
 const INGEST_FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("ingest_files");
 
@@ -414,6 +414,9 @@ pub fn candidates(store: &Store, max_file_bytes: u64) -> Result<(candidates::Can
     let mut known: HashSet<String> = HashSet::new();
     for node in nodes.values() {
         known.insert(node.id.to_lowercase());
+        if let Some((_, name)) = node.id.to_lowercase().rsplit_once('/') {
+            known.insert(name.to_string());
+        }
         for alias in node.aliases.iter().chain(&node.packages) {
             let alias = alias.to_lowercase();
             if let Some((_, name)) = alias.split_once('/') {
