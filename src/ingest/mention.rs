@@ -115,8 +115,15 @@ impl NodeMatcher {
         // the name part of one node only, and no other node's id or alias (those were
         // added first). A short all-letter one may be an ordinary word ("skills",
         // "tools"): it is ambiguous, like the ids of `[ambiguous]` in `cues.toml`.
+        let mut owners: std::collections::HashMap<&str, Option<usize>> = std::collections::HashMap::new();
         for (node_idx, short) in &short_names {
-            let unique = short_names.iter().all(|(other, s)| s != short || other == node_idx);
+            owners
+                .entry(short.as_str())
+                .and_modify(|owner| *owner = owner.filter(|o| o == node_idx))
+                .or_insert(Some(*node_idx));
+        }
+        for (node_idx, short) in &short_names {
+            let unique = owners.get(short.as_str()) == Some(&Some(*node_idx));
             let length = short.chars().count();
             if unique && length >= MIN_SHORT_NAME {
                 let word_like = length <= MAX_WORD_LIKE && short.chars().all(|c| c.is_ascii_lowercase());
