@@ -866,7 +866,9 @@ fn old_names_and_owner_name_links_of_registered_repos_make_their_edges() {
 
 /// Issue 13 on the real logs: the items under "**Testing Results:**" (20250907-150518,
 /// lines 64–66) carry the lead-in's testing cue; "Discovered stack overflow when parsing
-/// SDL repository" (20250901-164140:34) is a failure, i.e. testing.
+/// SDL repository" (20250901-164140:34) is a failure, i.e. testing; so is a fix made for a
+/// repo (20250904-171009:10), and an inline list inherits its colon's words
+/// (20250910-055853:88).
 #[test]
 fn real_list_items_inherit_their_lead_in_and_failures_are_tests() {
     let home = real_world();
@@ -878,6 +880,13 @@ fn real_list_items_inherit_their_lead_in_and_failures_are_tests() {
         assert!(cue.contains("lead-in \"Testing Results:\", line 63"), "{cue}");
     }
     assert_eq!(at("20250901-164140.md:34", "SDL"), ("testing".into(), "stack overflow when parsing".into()));
+    // An inline list inherits the words before its colon: "Validation metrics prove
+    // implementation correctness (SDL: 330 fields, DuckDB: 1,944 inheritance)".
+    let (class, cue) = at("20250910-055853.md:88", "duckdb");
+    assert_eq!(class, "testing");
+    assert!(cue.contains("(inline lead-in \"Validation metrics prove"), "{cue}");
+    // A fix made for a repo: "a critical fix for the C parser's stack overflow issue … SDL".
+    assert_eq!(at("20250904-171009.md:10", "SDL"), ("testing".into(), "fix for".into()));
 }
 
 /// A registry where `n` nodes (every third a project) share the domain `rust`, and the

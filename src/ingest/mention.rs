@@ -251,6 +251,9 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         let mut found: Vec<FoundMention> = Vec::new();
         nodes_on_line.clear();
         let breaks = sentence_breaks(bytes, line_start, line_stop);
+        let colons: Vec<usize> =
+            memchr::memchr_iter(b':', &bytes[line_start..line_stop]).map(|i| line_start + i).collect();
+        let mut inline_leads: std::collections::HashMap<usize, Option<(CueClass, String)>> = Default::default();
         for c in line {
             let (s_start, s_end) = sentence_bounds(&breaks, line_start, line_stop, c.start, c.end);
             let (mut cue, mut strong) = match &c.flag_cue {
@@ -260,6 +263,28 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                     None => (None, false),
                 },
             };
+            if !strong && let Some(hit) = cue_hits.failure_of_subject(text, c.end, s_end) {
+                // "quickparse failed on the symbol step": the repo is what failed.
+                cue = Some((hit.class, text[hit.start..hit.end].to_string()));
+                strong = true;
+            }
+            if !strong
+                && let Some(colon) = colons.partition_point(|&i| i < c.start).checked_sub(1).map(|i| colons[i])
+                && colon >= s_start
+                && stands_alone(text, &layout, c.start, c.end, line_start, line_stop)
+            {
+                // "Tested edge-case repos: A (13%), B (23%), C": an inline list inherits
+                // the words before its colon, as a list inherits its lead-in. Only a repo
+                // named by itself is an item (not one inside `a-file-name.md`).
+                let lead = inline_leads
+                    .entry(colon)
+                    .or_insert_with(|| inline_lead_in(text, &colons, colon, s_start, cues))
+                    .clone();
+                if let Some(lead) = lead {
+                    cue = Some(lead);
+                    strong = true;
+                }
+            }
             if c.ambiguous && !c.repo_context && !strong {
                 continue;
             }
@@ -340,6 +365,41 @@ fn line_shape(line: &str) -> LineShape {
 struct Blocks {
     /// Line index → the lead-in of the item or row on it (`None`: not in a block with one).
     cache: std::collections::HashMap<usize, Option<LeadIn>>,
+}
+
+/// Whether the mention `[start, end)` is a word of its own: its path token is the mention
+/// itself, give or take trailing punctuation.
+fn stands_alone(text: &str, layout: &Layout, start: usize, end: usize, line_start: usize, line_stop: usize) -> bool {
+    let (token_start, token_end) = layout.token_around(start, end, line_start, line_stop);
+    token_start == start && text[end..token_end].bytes().all(|b| matches!(b, b':' | b'.' | b'!' | b'?'))
+}
+
+/// The most bytes between a mention and the failure phrase it is the subject of.
+const MAX_SUBJECT_GAP: usize = 24;
+
+/// The most bytes before an inline list's colon read as its lead-in.
+const MAX_INLINE_LEAD_IN: usize = 120;
+
+/// The cue an inline list inherits: the strong class of the words between the previous
+/// colon (or the sentence start) and its colon, at most [`MAX_INLINE_LEAD_IN`] bytes, so
+/// that every colon of a line is read once.
+fn inline_lead_in(
+    text: &str,
+    colons: &[usize],
+    colon: usize,
+    s_start: usize,
+    cues: &Cues,
+) -> Option<(CueClass, String)> {
+    let previous = colons.partition_point(|&i| i < colon).checked_sub(1).map(|i| colons[i] + 1).unwrap_or(0);
+    let from = text.floor_char_boundary(colon.saturating_sub(MAX_INLINE_LEAD_IN)).max(previous).max(s_start);
+    let words = &text[from..colon];
+    match cues.lead_in_class(words) {
+        Some((class, hit, true)) if class != CueClass::Plain => {
+            let label: String = words.trim().trim_start_matches(['#', '-', '*', ' ']).replace("**", "");
+            Some((class, format!("{hit} (inline lead-in \"{}\")", label.trim())))
+        }
+        _ => None,
+    }
 }
 
 /// How far above an item its lead-in may be (a long list is still one block).
@@ -714,6 +774,21 @@ impl CueIndex {
         CueIndex { strong, weak }
     }
 
+    /// A strong testing phrase that points forward ("failed on", "crashed on") standing
+    /// right after the mention ending at `end`, with only spaces or a repo word between:
+    /// the mention is its subject ("SDL failed on parsing"), the repo that was tested.
+    fn failure_of_subject(&self, text: &str, end: usize, s_end: usize) -> Option<CueHit> {
+        let i = self.strong.partition_point(|h| h.start < end);
+        let hit = *self.strong.get(i)?;
+        if hit.end > s_end || !hit.points_forward || hit.class != CueClass::Testing || hit.start - end > MAX_SUBJECT_GAP
+        {
+            return None;
+        }
+        let gap = text[end..hit.start].trim();
+        let gap = gap.strip_prefix("'s").unwrap_or(gap).trim();
+        (gap.is_empty() || ["repo", "repository", "codebase", "project"].contains(&gap)).then_some(hit)
+    }
+
     /// The cue of the mention `[start, end)` within its sentence `[s_start, s_end)`: the
     /// nearest strong cue, else the nearest weak one; at equal distance the earlier class,
     /// then the cue before the mention.
@@ -968,6 +1043,29 @@ mod tests {
             "a list under a heading inherits, a nested item too; \"Notes:\" says nothing; a table right after a list \
              without its own lead-in inherits nothing"
         );
+    }
+
+    #[test]
+    fn inline_lists_failure_subjects_and_fixes_are_testing() {
+        let strong_testing = |text: &str| -> Vec<String> {
+            check(text).into_iter().filter(|(_, class, _)| *class == CueClass::Testing).map(|(id, _, _)| id).collect()
+        };
+        // An inline list inherits the words before its colon.
+        assert_eq!(
+            strong_testing("- Tested edge-case repos: SDL (13%), duckdb (23%), dagger."),
+            ["SDL", "duckdb", "dagger"]
+        );
+        // The words before a colon that say nothing give nothing; a repo inside a file
+        // name is no item of the list.
+        assert!(strong_testing("- Notes: SDL and duckdb look alike.").is_empty());
+        assert!(strong_testing("- Renamed testing docs: `dagger-testing-notes.md`.").is_empty());
+        // The repo right before a failure phrase is what failed; a phrase that points
+        // forward still never reaches back past other words.
+        assert_eq!(strong_testing("- SDL failed on the symbol step."), ["SDL"]);
+        assert_eq!(strong_testing("- The duckdb repo crashed on startup."), ["duckdb"]);
+        assert!(strong_testing("- SDL was fine, the parser failed on startup.").is_empty());
+        // A fix made for repos: they were the test subjects.
+        assert_eq!(strong_testing("- Fixed the UTF-8 panic for SDL and duckdb."), ["SDL", "duckdb"]);
     }
 
     #[test]
