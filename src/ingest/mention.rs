@@ -1079,15 +1079,18 @@ mod tests {
         let text = |n: usize| {
             let words = "Tested dojo and SDL, studied duckdb; scrape --repo dagger ";
             let path = "SDL/dust/repos/dojo/";
-            format!("- {}\n{}\n", words.repeat(n), path.repeat(n))
+            // Inline lists, failure subjects and owner/name references, many per line.
+            let lists = "Tested repos: duckdb, dagger failed on x, [[o/dojo]] ";
+            format!("- {}\n{}\n- {}\n", words.repeat(n), path.repeat(n), lists.repeat(n))
         };
         let found = extract(&text(10), &matcher, &cues, Some("patina"));
         assert_eq!(found.iter().filter(|m| m.line == 1).count(), 40);
         // The path line: its first `SDL` (a path rooted at the node) and every `repos/dojo`.
         assert_eq!(found.iter().filter(|m| m.line == 2).count(), 11);
+        assert_eq!(found.iter().filter(|m| m.line == 3).count(), 30);
         crate::testing::assert_subquadratic("mentions on one line", 2_500, |n| {
             let text = text(n);
-            assert!(extract(&text, &matcher, &cues, Some("patina")).len() >= 4 * n);
+            assert!(extract(&text, &matcher, &cues, Some("patina")).len() >= 7 * n);
         });
     }
 
