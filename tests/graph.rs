@@ -7,12 +7,10 @@ use std::path::Path;
 
 use serde::Deserialize;
 use serde_json::Value;
-use util::{Home, example_registry, root, shared_data};
+use util::{Home, example_registry, real_registry_home, root, shared_data};
 
 fn real_world() -> Home {
-    let home = Home::new();
-    let registry = shared_data().join("patina-registry.yaml");
-    home.ok(&["mother", "sync", "--registry", registry.to_str().unwrap()]);
+    let home = real_registry_home();
     let sessions = shared_data().join("patina-sessions");
     home.ok(&["mother", "ingest", sessions.to_str().unwrap(), "--project", "patina"]);
     home
@@ -400,9 +398,7 @@ struct SplitScore {
 /// ingested for patina with the model (`Some`: exemplars on) or phrases alone (`None`).
 /// Returns the home and how many logs it holds.
 fn real_logs_home(take: impl Fn(&str) -> bool, model: Option<&Path>) -> (Home, usize) {
-    let home = Home::new();
-    let registry = shared_data().join("patina-registry.yaml");
-    home.ok(&["mother", "sync", "--registry", registry.to_str().unwrap()]);
+    let home = real_registry_home();
     let part = home.path().join("logs");
     std::fs::create_dir_all(&part).unwrap();
     let mut files = 0;
@@ -840,9 +836,7 @@ fn unregistered_repos_become_candidates_never_nodes() {
 /// fork of duckdb is duckdb, never a candidate.
 #[test]
 fn old_names_and_owner_name_links_of_registered_repos_make_their_edges() {
-    let home = Home::new();
-    let registry = shared_data().join("patina-registry.yaml");
-    home.ok(&["mother", "sync", "--registry", registry.to_str().unwrap()]);
+    let home = real_registry_home();
     let dir = home.path().join("later");
     std::fs::create_dir_all(&dir).unwrap();
     let log = "---\nid: 20260126-093000\ndate: 2026-01-26\n---\n\n# Gateway study\n\n\

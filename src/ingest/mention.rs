@@ -263,7 +263,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                     None => (None, false),
                 },
             };
-            if !strong && let Some(hit) = cue_hits.failure_of_subject(text, c.end, s_end) {
+            if !strong && let Some(hit) = cue_hits.failure_of_subject(text, c.end, s_end, &cues.repo_words) {
                 // "quickparse failed on the symbol step": the repo is what failed.
                 cue = Some((hit.class, text[hit.start..hit.end].to_string()));
                 strong = true;
@@ -777,7 +777,7 @@ impl CueIndex {
     /// A strong testing phrase that points forward ("failed on", "crashed on") standing
     /// right after the mention ending at `end`, with only spaces or a repo word between:
     /// the mention is its subject ("SDL failed on parsing"), the repo that was tested.
-    fn failure_of_subject(&self, text: &str, end: usize, s_end: usize) -> Option<CueHit> {
+    fn failure_of_subject(&self, text: &str, end: usize, s_end: usize, repo_words: &[String]) -> Option<CueHit> {
         let i = self.strong.partition_point(|h| h.start < end);
         let hit = *self.strong.get(i)?;
         if hit.end > s_end || !hit.points_forward || hit.class != CueClass::Testing || hit.start - end > MAX_SUBJECT_GAP
@@ -786,7 +786,7 @@ impl CueIndex {
         }
         let gap = text[end..hit.start].trim();
         let gap = gap.strip_prefix("'s").unwrap_or(gap).trim();
-        (gap.is_empty() || ["repo", "repository", "codebase", "project"].contains(&gap)).then_some(hit)
+        (gap.is_empty() || repo_words.iter().any(|w| w.eq_ignore_ascii_case(gap))).then_some(hit)
     }
 
     /// The cue of the mention `[start, end)` within its sentence `[s_start, s_end)`: the

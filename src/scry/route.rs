@@ -661,6 +661,11 @@ mod tests {
 
     /// [`route_of`], with the model's cosines of the query to the registry entries.
     fn route_described(query: &str, described: &BTreeMap<String, f64>) -> Route {
+        route_scored(query, described, |_| None)
+    }
+
+    /// [`route_described`], with content pre-scores.
+    fn route_scored(query: &str, described: &BTreeMap<String, f64>, content: impl FnMut(&str) -> Option<f64>) -> Route {
         let (nodes, indexed, edges) = world();
         let evidence = BTreeMap::new();
         let world = RouteWorld {
@@ -672,7 +677,7 @@ mod tests {
             languages: &[],
             described,
         };
-        route(Some("patina"), query, &Mode::Graph, world, &RouteOptions::default(), |_| None)
+        route(Some("patina"), query, &Mode::Graph, world, &RouteOptions::default(), content)
     }
 
     #[test]
@@ -705,27 +710,9 @@ mod tests {
     fn a_repo_the_query_describes_competes_with_connected_ones() {
         // Four connected repos whose content holds the query and whose entries say
         // nothing of it; opencode has no edge, but the query describes it fully.
-        let (nodes, indexed, edges) = world();
-        let evidence = BTreeMap::new();
         let described: BTreeMap<String, f64> = [("opencode".to_string(), 0.6)].into();
-        let world = RouteWorld {
-            nodes: &nodes,
-            indexed: &indexed,
-            edges: &edges,
-            evidence: &evidence,
-            second_hop: &[],
-            languages: &[],
-            described: &described,
-        };
         let content = |r: &str| Some(if r == "opencode" { 0.5 } else { 1.0 });
-        let r = route(
-            Some("patina"),
-            "assistant that writes programs",
-            &Mode::Graph,
-            world,
-            &RouteOptions::default(),
-            content,
-        );
+        let r = route_scored("assistant that writes programs", &described, content);
         // Connected: relevance (0 + 1 + 0) / 3 = 0.33, times at most 1 for the edge;
         // opencode: (1 + 0.5 + 0) / 3 = 0.5, times UNCONNECTED_SHARE.
         assert_eq!(r.repos().len(), 5, "{r:?}");

@@ -83,6 +83,14 @@ pub fn shared_data() -> PathBuf {
     }
 }
 
+/// A fresh home with the real registry (`patina-registry.yaml` of the shared data) synced.
+pub fn real_registry_home() -> Home {
+    let home = Home::new();
+    let registry = shared_data().join("patina-registry.yaml");
+    home.ok(&["mother", "sync", "--registry", registry.to_str().unwrap()]);
+    home
+}
+
 pub fn example_registry() -> String {
     root().join("examples/world/registry.yaml").display().to_string()
 }
