@@ -81,6 +81,58 @@ pub fn validate_id(id: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The shortest name part of an `owner/name` id or alias that names its node by itself.
+const MIN_NAME_PART: usize = 4;
+/// A name part of at most this many letters, letters only, may be an ordinary word.
+const MAX_WORD_LIKE: usize = 6;
+
+/// A node's other name: the name part of one of its `owner/name` ids or aliases.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamePart<'a> {
+    /// The node's index in the nodes given, and its id.
+    pub index: usize,
+    pub node: &'a str,
+    /// The name part, lower-cased.
+    pub name: String,
+    /// It may be an ordinary word ("tools"): at most 6 letters and nothing else.
+    pub word_like: bool,
+}
+
+/// The distinctive name parts of the nodes' `owner/name` ids and aliases, in node order:
+/// a repo goes by its name ("someorg/vectorlite" is "vectorlite"), and a renamed repo
+/// listed with its old `owner/name`s by its old names. A name part counts when it has at
+/// least 4 characters, belongs to one node only ("skills" of `anthropics/skills` and
+/// `huggingface/skills` names neither) and is no node's id or alias. Linear in the nodes.
+pub fn name_parts<'a>(nodes: &[&'a NodeRegistered]) -> Vec<NamePart<'a>> {
+    let mut taken: HashSet<String> = HashSet::new();
+    let mut parts: Vec<(usize, String)> = Vec::new();
+    for (i, node) in nodes.iter().enumerate() {
+        for name in std::iter::once(&node.id).chain(&node.aliases) {
+            taken.insert(name.trim().to_lowercase());
+            if let Some((_, part)) = name.trim().rsplit_once('/') {
+                parts.push((i, part.to_lowercase()));
+            }
+        }
+    }
+    let mut owner: HashMap<&str, Option<usize>> = HashMap::new();
+    for (i, part) in &parts {
+        owner.entry(part.as_str()).and_modify(|o| *o = o.filter(|o| o == i)).or_insert(Some(*i));
+    }
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut out = Vec::new();
+    for (i, part) in &parts {
+        let length = part.chars().count();
+        if length < MIN_NAME_PART || taken.contains(part) || owner.get(part.as_str()) != Some(&Some(*i)) {
+            continue;
+        }
+        if seen.insert(part.as_str()) {
+            let word_like = length <= MAX_WORD_LIKE && part.chars().all(|c| c.is_ascii_lowercase());
+            out.push(NamePart { index: *i, node: nodes[*i].id.as_str(), name: part.clone(), word_like });
+        }
+    }
+    out
+}
+
 /// Reads and validates a registry file.
 pub fn load(path: &Path) -> Result<Registry, RegistryError> {
     let bytes = std::fs::read(path).map_err(|source| RegistryError::Io { path: path.to_path_buf(), source })?;
@@ -314,6 +366,30 @@ mod tests {
 
     fn parse_str(text: &str) -> Result<Registry, RegistryError> {
         parse(Path::new("/reg/registry.yaml"), text)
+    }
+
+    #[test]
+    fn name_parts_are_distinctive_names_of_one_node() {
+        let reg = parse_str(
+            "nodes:\n  - id: someorg/vectorlite\n    kind: reference\n  - id: openclaw\n    kind: reference\n    \
+             aliases: [clawdbot/clawdbot, moltbot/moltbot, openclaw/openclaw]\n  - id: urfave-cli\n    kind: reference\n    \
+             aliases: [urfave/cli]\n  - id: a-skills\n    kind: reference\n    aliases: [a/skills]\n  - id: b-skills\n    \
+             kind: reference\n    aliases: [b/skills]\n  - id: acme-tools\n    kind: reference\n    aliases: [acme/tools]\n",
+        )
+        .unwrap();
+        let nodes: Vec<&NodeRegistered> = reg.nodes.iter().map(|n| &n.node).collect();
+        let parts: Vec<(usize, &str, String, bool)> =
+            name_parts(&nodes).into_iter().map(|p| (p.index, p.node, p.name, p.word_like)).collect();
+        assert_eq!(
+            parts,
+            [
+                (0, "someorg/vectorlite", "vectorlite".to_string(), false),
+                (1, "openclaw", "clawdbot".to_string(), false),
+                (1, "openclaw", "moltbot".to_string(), false),
+                (5, "acme-tools", "tools".to_string(), true),
+            ],
+            "\"openclaw\" is its id already, \"cli\" is too short, \"skills\" belongs to two nodes"
+        );
     }
 
     #[test]

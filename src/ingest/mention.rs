@@ -56,10 +56,6 @@ struct Term {
     ambiguous: bool,
 }
 
-/// The shortest name part of an `owner/name` id or alias that names its node by itself.
-const MIN_SHORT_NAME: usize = 4;
-/// A name part of at most this many letters, letters only, may be an ordinary word.
-const MAX_WORD_LIKE: usize = 6;
 /// Hosts whose URLs name repos as `host/owner/name` (the longest last).
 const FORGES: [&str; 3] = ["github.com/", "gitlab.com/", "codeberg.org/"];
 
@@ -77,8 +73,7 @@ impl NodeMatcher {
         let mut seen: HashSet<String> = HashSet::new();
         let mut terms = Vec::new();
         let mut ids = Vec::new();
-        // The name parts of `owner/name` ids and aliases, by node (added last, see below).
-        let mut short_names: Vec<(usize, String)> = Vec::new();
+        let nodes: Vec<&NodeRegistered> = nodes.into_iter().collect();
         let mut add = |text: &str, node: usize, kind: TermKind, ambiguous: bool| {
             let lower = text.trim().to_lowercase();
             if lower.chars().count() < 2 || !seen.insert(lower.clone()) {
@@ -87,7 +82,7 @@ impl NodeMatcher {
             patterns.push(lower);
             terms.push(Term { node, kind, ambiguous });
         };
-        for (node_idx, node) in nodes.into_iter().enumerate() {
+        for (node_idx, node) in nodes.iter().enumerate() {
             ids.push(node.id.clone());
             let id_ambiguous = cues.ambiguous.contains(&node.id.to_lowercase());
             let id_kind = if node.id.contains('/') { TermKind::OwnerName } else { TermKind::Id };
@@ -103,32 +98,13 @@ impl NodeMatcher {
                     add(alias, node_idx, TermKind::Alias, ambiguous);
                 }
             }
-            for name in std::iter::once(&node.id).chain(&node.aliases) {
-                if let Some((_, short)) = name.trim().rsplit_once('/') {
-                    short_names.push((node_idx, short.to_lowercase()));
-                }
-            }
         }
-        // A repo goes by the name part of its `owner/name` ("someorg/vectorlite" is
-        // "vectorlite"; a renamed repo's old `owner/name` aliases give its old names).
-        // Only a name part that is distinctive counts: at least `MIN_SHORT_NAME` chars,
-        // the name part of one node only, and no other node's id or alias (those were
-        // added first). A short all-letter one may be an ordinary word ("skills",
-        // "tools"): it is ambiguous, like the ids of `[ambiguous]` in `cues.toml`.
-        let mut owners: std::collections::HashMap<&str, Option<usize>> = std::collections::HashMap::new();
-        for (node_idx, short) in &short_names {
-            owners
-                .entry(short.as_str())
-                .and_modify(|owner| *owner = owner.filter(|o| o == node_idx))
-                .or_insert(Some(*node_idx));
-        }
-        for (node_idx, short) in &short_names {
-            let unique = owners.get(short.as_str()) == Some(&Some(*node_idx));
-            let length = short.chars().count();
-            if unique && length >= MIN_SHORT_NAME {
-                let word_like = length <= MAX_WORD_LIKE && short.chars().all(|c| c.is_ascii_lowercase());
-                add(short, *node_idx, TermKind::Alias, word_like || cues.ambiguous.contains(short));
-            }
+        // A repo also goes by the distinctive name parts of its `owner/name`s (added last:
+        // never another node's id or alias); one that may be an ordinary word is
+        // ambiguous, like the ids of `[ambiguous]` in `cues.toml`.
+        for part in crate::registry::name_parts(&nodes) {
+            let ambiguous = part.word_like || cues.ambiguous.contains(&part.name);
+            add(&part.name, part.index, TermKind::Alias, ambiguous);
         }
         let automaton = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)

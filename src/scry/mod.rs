@@ -97,6 +97,8 @@ pub struct World {
     pub evidence: BTreeMap<String, BTreeMap<String, Vec<String>>>,
     /// Domains that name a language (`rules/graph.toml`).
     pub languages: Vec<String>,
+    /// Per node: the names it also goes by in a query (`route::other_names`).
+    pub other_names: BTreeMap<String, Vec<String>>,
     /// The live beliefs, observations and relations (the knowledge channel).
     pub knowledge: crate::knowledge::Knowledge,
     /// The vector cache file (belief and observation texts, registry entries), decoded,
@@ -134,7 +136,8 @@ impl World {
             eprintln!("patina: persona: {warning}");
         }
         let languages = crate::graph::Params::builtin().languages.clone();
-        let mut world = World { nodes, indexed, knowledge, languages, ..World::default() };
+        let other_names = route::other_names(&nodes);
+        let mut world = World { nodes, indexed, knowledge, languages, other_names, ..World::default() };
         world.add_projects(store, projects)?;
         Ok(world)
     }
@@ -621,6 +624,7 @@ pub fn plan(
             second_hop,
             languages: &world.languages,
             described: &described,
+            other_names: &world.other_names,
         },
         &route::RouteOptions::default(),
         |repo| selected.get(repo).copied(),

@@ -182,10 +182,12 @@ fn contains_phrase(query_lower: &str, phrase: &str) -> bool {
     false
 }
 
-/// Whether the query names the node (id, alias, `owner/name`, or the id's spaced form).
-pub fn names(query: &str, node: &NodeRegistered) -> bool {
+/// Whether the query names the node (id, alias, `owner/name`, the id's spaced form, or
+/// one of `other_names`: its distinctive name parts, see [`crate::registry::name_parts`]).
+pub fn names<'a>(query: &str, node: &NodeRegistered, other_names: impl IntoIterator<Item = &'a str>) -> bool {
     let q = query.to_lowercase();
     let mut terms: Vec<String> = vec![node.id.clone(), node.id.replace(['-', '_'], " ")];
+    terms.extend(other_names.into_iter().map(str::to_string));
     for alias in &node.aliases {
         terms.push(alias.clone());
         if let Some((_, name)) = alias.split_once('/')
@@ -229,6 +231,21 @@ pub struct RouteWorld<'a> {
     /// With the model: per repo, the cosine of the query to its registry entry
     /// ([`registry_text`]); empty without one.
     pub described: &'a BTreeMap<String, f64>,
+    /// Per node: the names it also goes by in a query, its distinctive name parts that
+    /// cannot be ordinary words ([`other_names`]).
+    pub other_names: &'a BTreeMap<String, Vec<String>>,
+}
+
+/// The names each node also goes by in a query: the distinctive name parts of its
+/// `owner/name` ids and aliases ([`crate::registry::name_parts`]), except those that may
+/// be ordinary words ("tools" names no repo in a question).
+pub fn other_names(nodes: &BTreeMap<String, NodeRegistered>) -> BTreeMap<String, Vec<String>> {
+    let all: Vec<&NodeRegistered> = nodes.values().collect();
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for part in crate::registry::name_parts(&all).into_iter().filter(|p| !p.word_like) {
+        out.entry(part.node.to_string()).or_default().push(part.name);
+    }
+    out
 }
 
 /// What a repo's registry entry says, as embedded for routing by meaning: its id, its
@@ -447,8 +464,17 @@ pub fn route(
         .filter_map(|r| Some((r.as_str(), registry_relevance(&query_words, nodes.get(*r)?, world.described))))
         .collect();
     let registry_of = |r: &str| registry.get(r).copied().unwrap_or((0.0, None));
-    let named: Vec<&String> =
-        others.iter().copied().filter(|r| nodes.get(*r).is_some_and(|n| names(query, n))).collect();
+    // A repo is named by its distinctive name parts too (an old name, the name of an
+    // `owner/name` id; `RouteWorld::other_names`).
+    let named: Vec<&String> = others
+        .iter()
+        .copied()
+        .filter(|r| {
+            nodes.get(*r).is_some_and(|n| {
+                names(query, n, world.other_names.get(r.as_str()).into_iter().flatten().map(String::as_str))
+            })
+        })
+        .collect();
     for r in &named {
         let reason = match best_edge.get(r.as_str()) {
             Some(e) => format!("named in the query; via {} {} {}, weight {:.2}", e.from, e.edge_type, e.to, e.weight),
@@ -676,8 +702,27 @@ mod tests {
             second_hop: &[],
             languages: &[],
             described,
+            other_names: &BTreeMap::new(),
         };
         route(Some("patina"), query, &Mode::Graph, world, &RouteOptions::default(), content)
+    }
+
+    #[test]
+    fn a_query_names_a_repo_by_its_old_name_but_not_by_a_word() {
+        let nodes: BTreeMap<String, NodeRegistered> = [
+            node("openclaw", &[], "Personal AI assistant", &["clawdbot/clawdbot", "moltbot/moltbot"]),
+            node("acme-tools", &[], "Tools", &["acme/tools"]),
+        ]
+        .into_iter()
+        .map(|n| (n.id.clone(), n))
+        .collect();
+        let other = other_names(&nodes);
+        assert_eq!(other["openclaw"], ["clawdbot", "moltbot"]);
+        assert!(!other.contains_key("acme-tools"), "\"tools\" may be an ordinary word");
+        let named =
+            |query: &str, id: &str| names(query, &nodes[id], other.get(id).into_iter().flatten().map(String::as_str));
+        assert!(named("how does clawdbot route chat channels", "openclaw"));
+        assert!(!named("how are the tools registered", "acme-tools"));
     }
 
     #[test]
@@ -748,6 +793,7 @@ mod tests {
             second_hop: &[],
             languages: &[],
             described: &BTreeMap::new(),
+            other_names: &BTreeMap::new(),
         };
         let r =
             route(Some("patina"), "ECS world storage", &Mode::Graph, world, &RouteOptions::default(), |_| Some(1.0));
@@ -779,6 +825,7 @@ mod tests {
             second_hop: &[],
             languages: &[],
             described: &BTreeMap::new(),
+            other_names: &BTreeMap::new(),
         };
         let content = |r: &str| Some(if r == "scryer-prolog" { 1.0 } else { 0.1 });
         let r = route(
@@ -828,6 +875,7 @@ mod tests {
             second_hop: &[],
             languages: &[],
             described: &BTreeMap::new(),
+            other_names: &BTreeMap::new(),
         };
         // Equal content scores everywhere: only the evidence tells SDL apart.
         let r = route(Some("patina"), "parser symbols stress", &Mode::Graph, world, &RouteOptions::default(), |_| {
@@ -871,6 +919,7 @@ mod tests {
             second_hop: &[],
             languages: &languages,
             described: &BTreeMap::new(),
+            other_names: &BTreeMap::new(),
         };
         // The content pre-score says the answer is in starknet-foundry.
         let strong = |r: &str| Some(if r == "starknet-foundry" { 1.0 } else { 0.2 });
