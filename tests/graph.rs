@@ -540,7 +540,13 @@ fn fit_mention_cues_against_blind_labels() {
     let mut figures = Vec::new();
     for (mode, name) in [(None, "phrases"), (Some(model.as_path()), "phrases + exemplars")] {
         let cues = fit_mention_cues(mode);
-        assert_eq!(cues.len(), labels.len(), "the fit part's mentions are the labelled ones");
+        // Every labelled mention is still found; mentions found since the labels were
+        // written (a strong cue now accepts an ambiguous id) are few, and not scored.
+        let missing = labels.iter().filter(|l| !cues.contains_key(&(l.file.clone(), l.line, l.repo.clone(), l.nth)));
+        assert_eq!(missing.count(), 0, "the labelled mentions are found");
+        let unlabelled = cues.len() - labels.len();
+        println!("{name}: {unlabelled} mention(s) found that the labels do not cover (not scored)");
+        assert!(unlabelled * 50 <= labels.len(), "{unlabelled} unlabelled mentions");
         for class in ["testing", "learning", "using"] {
             let mut strong = 0;
             let mut right = 0;

@@ -1040,8 +1040,10 @@ mod tests {
         assert_eq!(strong_testing("- SDL failed on the symbol step."), ["SDL"]);
         assert_eq!(strong_testing("- The duckdb repo crashed on startup."), ["duckdb"]);
         assert!(strong_testing("- SDL was fine, the parser failed on startup.").is_empty());
-        // A fix made for repos: they were the test subjects.
+        // A fix made for repos: they were the test subjects; so are the repos the
+        // project's tool ran on.
         assert_eq!(strong_testing("- Fixed the UTF-8 panic for SDL and duckdb."), ["SDL", "duckdb"]);
+        assert_eq!(strong_testing("- Ran the scrape on SDL, and on duckdb and dagger."), ["SDL", "duckdb", "dagger"]);
     }
 
     #[test]
