@@ -350,6 +350,10 @@ fn stands_alone(text: &str, layout: &Layout, start: usize, end: usize, line_star
     token_start == start && text[end..token_end].bytes().all(|b| matches!(b, b':' | b'.' | b'!' | b'?'))
 }
 
+/// How far before an `owner/name` token its "[[" or clone command ("git clone ", "repo
+/// add ") is read, in bytes.
+const MAX_BEFORE_REFERENCE: usize = 16;
+
 /// The most bytes between a mention and the failure phrase it is the subject of.
 const MAX_SUBJECT_GAP: usize = 24;
 
@@ -619,7 +623,7 @@ fn owner_name_reference(
         let tail = text[from..segment_start].to_ascii_lowercase();
         return FORGES.iter().any(|f| tail.ends_with(f));
     }
-    let from = text.floor_char_boundary(token_start.saturating_sub(MAX_REPO_WORD)).max(line_start);
+    let from = text.floor_char_boundary(token_start.saturating_sub(MAX_BEFORE_REFERENCE)).max(line_start);
     let before = text[from..token_start].trim_end_matches([' ', '`']).to_ascii_lowercase();
     let after = &text[end..];
     let wiki = before.ends_with("[[") && (after.starts_with("]]") || after.starts_with('|'));

@@ -411,20 +411,22 @@ fn log_hashes(log: &EventLog<'_>, seqs: &[u64]) -> Result<Vec<ContentHash>, Erro
 pub fn candidates(store: &Store, max_file_bytes: u64) -> Result<(candidates::Candidates, Vec<Skipped>), Error> {
     let log = EventLog::new(store);
     let nodes = log.nodes()?;
+    // What the mention matcher knows a node by (ids, aliases, distinctive name parts:
+    // `someorg/dojo` is a mention of dojo, never a candidate) and its package names.
     let mut known: HashSet<String> = HashSet::new();
     for node in nodes.values() {
         known.insert(node.id.to_lowercase());
-        if let Some((_, name)) = node.id.to_lowercase().rsplit_once('/') {
-            known.insert(name.to_string());
-        }
-        for alias in node.aliases.iter().chain(&node.packages) {
-            let alias = alias.to_lowercase();
-            if let Some((_, name)) = alias.split_once('/') {
+        known.extend(node.aliases.iter().map(|a| a.to_lowercase()));
+        for package in &node.packages {
+            let package = package.to_lowercase();
+            if let Some((_, name)) = package.split_once('/') {
                 known.insert(name.to_string());
             }
-            known.insert(alias);
+            known.insert(package);
         }
     }
+    let all: Vec<&NodeRegistered> = nodes.values().collect();
+    known.extend(crate::registry::name_parts(&all).into_iter().map(|p| p.name));
     let files: Vec<String> = {
         let txn = store.begin_read()?;
         match txn.open_table(INGEST_FILES) {

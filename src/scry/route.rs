@@ -188,14 +188,7 @@ pub fn names<'a>(query: &str, node: &NodeRegistered, other_names: impl IntoItera
     let q = query.to_lowercase();
     let mut terms: Vec<String> = vec![node.id.clone(), node.id.replace(['-', '_'], " ")];
     terms.extend(other_names.into_iter().map(str::to_string));
-    for alias in &node.aliases {
-        terms.push(alias.clone());
-        if let Some((_, name)) = alias.split_once('/')
-            && name.eq_ignore_ascii_case(&node.id)
-        {
-            terms.push(name.to_string());
-        }
-    }
+    terms.extend(node.aliases.iter().cloned());
     terms.iter().any(|t| contains_phrase(&q, t))
 }
 
