@@ -43,6 +43,8 @@ struct RawClass {
     weak_phrases: Vec<String>,
     #[serde(default)]
     repo_flag_commands: Vec<String>,
+    #[serde(default)]
+    compounds: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -109,6 +111,9 @@ pub struct Cues {
     pub ending_filler: Vec<String>,
     pub ending_objects: Vec<String>,
     pub repo_flag_commands: Vec<String>,
+    /// Lower-cased head nouns that, right after a mention, say what it is to the project
+    /// ("the DuckDB crate": using), with their class (`compounds` in `rules/cues.toml`).
+    pub compounds: Vec<(String, CueClass)>,
     pub repo_words: Vec<String>,
     pub repo_path_segments: Vec<String>,
     /// Lower-cased ambiguous ids and aliases.
@@ -155,6 +160,7 @@ impl Cues {
                 into.phrases.extend(from.phrases);
                 into.weak_phrases.extend(from.weak_phrases);
                 into.repo_flag_commands.extend(from.repo_flag_commands);
+                into.compounds.extend(from.compounds);
             }
             merged.lead_in.testing.extend(raw.lead_in.testing);
             merged.lead_in.learning.extend(raw.lead_in.learning);
@@ -227,6 +233,19 @@ impl Cues {
             v.dedup();
             v
         };
+        let mut compounds: Vec<(String, CueClass)> = Vec::new();
+        for (class, raw) in [
+            (CueClass::Testing, &merged.testing),
+            (CueClass::Learning, &merged.learning),
+            (CueClass::Using, &merged.using),
+        ] {
+            for word in &raw.compounds {
+                let word = word.trim().to_lowercase();
+                if !word.is_empty() && !compounds.iter().any(|(w, _)| *w == word) {
+                    compounds.push((word, class));
+                }
+            }
+        }
         Ok(Cues {
             automaton,
             classes,
@@ -238,6 +257,7 @@ impl Cues {
             ending_filler: lower(merged.ending.filler),
             ending_objects: lower(merged.ending.objects),
             repo_flag_commands: lower(merged.testing.repo_flag_commands),
+            compounds,
             repo_words: lower(merged.context.repo_words),
             repo_path_segments: lower(merged.context.repo_path_segments),
             ambiguous: lower(merged.ambiguous.ids),
@@ -275,6 +295,28 @@ impl Cues {
             return Some((self.lead_in_classes[m.pattern().as_usize()], line[m.start()..m.end()].to_string(), true));
         }
         hits.last().map(|h| (h.class, line[h.start..h.end].to_string(), false))
+    }
+
+    /// The class of the head noun right after a mention ending at `end` (only spaces
+    /// between, within the sentence ending at `s_end`): "the DuckDB crate", "our Dagger
+    /// integration" name a thing the project builds on. `(class, noun)`.
+    pub fn compound_after(&self, text: &str, end: usize, s_end: usize) -> Option<(CueClass, String)> {
+        let rest = &text[end..s_end];
+        // A suffix glued on ("Dagger-based") or a noun after one or two spaces.
+        let word_start = if rest.starts_with('-') { 0 } else { rest.len() - rest.trim_start_matches(' ').len() };
+        if (word_start == 0 && !rest.starts_with('-')) || word_start > 2 {
+            return None;
+        }
+        let word = &rest[word_start..];
+        let skip = usize::from(word.starts_with('-'));
+        let word_end = word[skip..].find(|c: char| !c.is_ascii_alphabetic()).map_or(word.len(), |i| i + skip);
+        // A noun glued to more ("integration-tests.md", "crate::x") is not the head noun.
+        if word[word_end..].starts_with(['-', '/', '_', ':']) && !word[word_end..].starts_with(": ") {
+            return None;
+        }
+        let word = &word[..word_end];
+        let (_, class) = self.compounds.iter().find(|(w, _)| w.eq_ignore_ascii_case(word))?;
+        Some((*class, word.to_string()))
     }
 
     /// Every cue phrase in `text` on word boundaries and outside file names, in order.
@@ -334,6 +376,31 @@ mod tests {
         assert_eq!(classes, vec![(CueClass::Testing, true), (CueClass::Testing, true), (CueClass::Learning, false)]);
         assert!(cues.repo_flag_commands.contains(&"scrape".to_string()));
         assert!(cues.ambiguous.contains(&"codex".to_string()));
+    }
+
+    #[test]
+    fn a_head_noun_right_after_a_mention_is_a_compound() {
+        let cues = Cues::load(&[]).unwrap();
+        let after = |text: &str, name: &str| {
+            let end = text.find(name).unwrap() + name.len();
+            cues.compound_after(text, end, text.len())
+        };
+        assert_eq!(
+            after("explored the DuckDB integration today", "DuckDB"),
+            Some((CueClass::Using, "integration".into()))
+        );
+        assert_eq!(after("the DuckDB  crate API", "DuckDB"), Some((CueClass::Using, "crate".into())));
+        assert_eq!(after("the Dagger-based setup", "Dagger"), Some((CueClass::Using, "-based".into())));
+        // Not right after, possessive, glued into a file name, or not a listed noun.
+        assert_eq!(after("DuckDB and its crate", "DuckDB"), None);
+        assert_eq!(after("HumanLayer's storage design", "HumanLayer"), None);
+        assert_eq!(after("see dagger-integration.md", "dagger"), None);
+        assert_eq!(after("the DuckDB integration-tests.md file", "DuckDB"), None);
+        assert_eq!(after("the SDL codebase", "SDL"), None);
+        assert_eq!(after("ended with SDL", "SDL"), None);
+        let user = "[testing]\ncompounds = [\"fixture\"]\n".to_string();
+        let cues = Cues::load(&[("user.toml".into(), user)]).unwrap();
+        assert_eq!(cues.compound_after("the SDL fixture", 7, 15), Some((CueClass::Testing, "fixture".into())));
     }
 
     #[test]

@@ -244,6 +244,11 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 cue = Some((hit.class, text[hit.start..hit.end].to_string()));
                 strong = true;
             }
+            if !strong && let Some(compound) = cues.compound_after(text, c.end, s_end) {
+                // "explored the DuckDB integration": the noun the mention qualifies says
+                // what the repo is to the project, closer than any word around it.
+                cue = Some(compound);
+            }
             if !strong
                 && let Some(colon) = colons.partition_point(|&i| i < c.start).checked_sub(1).map(|i| colons[i])
                 && colon >= s_start
@@ -958,6 +963,16 @@ mod tests {
         assert_eq!(found[0], ("dojo".into(), CueClass::Learning, "Analyzed".into()));
         let found = check("We talked about duckdb for a while");
         assert_eq!(found[0].1, CueClass::Plain);
+    }
+
+    #[test]
+    fn the_noun_a_mention_qualifies_beats_weak_cues_around_it() {
+        // "explored" is a weak learning cue; "the duckdb integration" is the project's own.
+        let found = check("Explored the duckdb integration for a memory system");
+        assert_eq!(found[0], ("duckdb".into(), CueClass::Using, "integration".into()));
+        // A strong cue still decides its sentence.
+        let found = check("Studied the dojo client in depth");
+        assert_eq!(found[0], ("dojo".into(), CueClass::Learning, "Studied".into()));
     }
 
     #[test]
