@@ -734,9 +734,10 @@ fn real_sentences_no_phrase_covers_are_classified_by_exemplars() {
     assert_eq!(at("20250728-225012.md:48", "claude-code").0, "plain");
 }
 
-/// A list that names many repos is a bulk list: its items inherit nothing.
+/// A list that names many repos is a bulk list: its items inherit nothing, unless its
+/// lead-in is about testing (a results table or the list of repos tested names many).
 #[test]
-fn a_bulk_list_under_a_testing_lead_in_inherits_nothing() {
+fn a_bulk_list_inherits_only_a_testing_lead_in() {
     let mut registry = std::fs::read_to_string(example_registry()).unwrap();
     for extra in ["alpha", "beta", "gamma"] {
         registry.push_str(&format!("  - id: {extra}\n    kind: reference\n"));
@@ -747,12 +748,20 @@ fn a_bulk_list_under_a_testing_lead_in_inherits_nothing() {
     home.ok(&["mother", "sync", "--registry", file.to_str().unwrap()]);
     let dir = home.path().join("s");
     std::fs::create_dir_all(&dir).unwrap();
-    let body = "Tested repos:\n- ecsdemo\n- vectorlite\n- quickparse\n- alpha\n- beta\n- gamma\n";
-    std::fs::write(dir.join("a.md"), session("20260201-100000", body)).unwrap();
+    let rows = ["ecsdemo", "vectorlite", "quickparse", "alpha", "beta", "gamma"];
+    let table: String = rows.iter().map(|r| format!("| {r} | 0.9 |\n")).collect();
+    let list: String = rows.iter().map(|r| format!("- {r}\n")).collect();
+    let body = format!("## Benchmark results\n\n| repo | MRR |\n|---|---|\n{table}\nReference repos:\n{list}");
+    std::fs::write(dir.join("a.md"), session("20260201-100000", &body)).unwrap();
     home.ok(&["mother", "ingest", dir.to_str().unwrap(), "--project", "atlas"]);
     let mentions = home.json(&["mother", "log", "--kind", "mention"]);
-    assert_eq!(mentions.as_array().unwrap().len(), 6);
-    assert!(mentions.as_array().unwrap().iter().all(|m| m["payload"]["cue_class"] == "plain"), "{mentions}");
+    let mentions = mentions.as_array().unwrap();
+    assert_eq!(mentions.len(), 12);
+    let (rows, items) = mentions.split_at(6);
+    assert!(rows.iter().all(|m| m["payload"]["cue_class"] == "testing"), "{rows:?}");
+    assert!(items.iter().all(|m| m["payload"]["cue_class"] == "plain"), "{items:?}");
+    assert!(has(&edges(&home), "atlas", "TESTS_WITH", "gamma"));
+    assert!(!has(&edges(&home), "atlas", "LEARNS_FROM", "gamma"));
 }
 
 /// Issue 13: a removal sentence ends a USES edge (kept as history in `graph --all`,

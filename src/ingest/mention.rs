@@ -18,7 +18,8 @@
 //!   mentions without cues;
 //! - a list item or table row with no strong cue of its own inherits the cue of its
 //!   block's lead-in (the heading, bold label or `…:` line right above the list or
-//!   table, or the parent item of a nested list), unless the block names many nodes;
+//!   table, or the parent item of a nested list), unless the block names many nodes
+//!   and its lead-in is not about testing (a results table names many repos);
 //! - a removal or contradiction right at the mention ("removed the X dependency",
 //!   "X is no longer used") is an `ending` cue, whatever else the sentence says.
 //!
@@ -454,7 +455,8 @@ fn find_lead_in(
             _ => return None,
         }
     };
-    // A block naming many distinct nodes is a bulk list: it inherits nothing.
+    // A block naming many distinct nodes is a bulk list: it inherits nothing, unless its
+    // lead-in is about testing (a results table or a list of tested repos names many).
     let mut end = line_idx + 1;
     while end < lines.len() && end - line_idx < MAX_BLOCK_LINES {
         match line_shape(line_text(end)) {
@@ -464,28 +466,29 @@ fn find_lead_in(
         }
     }
     let block = &text[lines[block_start].0..lines[end - 1].1];
-    let mut distinct: Vec<usize> = Vec::new();
-    for m in matcher.automaton.find_iter(block) {
-        let node = matcher.terms[m.pattern().as_usize()].node;
-        if skip_node.is_some_and(|skip| matcher.ids[node].eq_ignore_ascii_case(skip)) {
-            continue;
-        }
-        if !distinct.contains(&node) {
-            distinct.push(node);
-            if distinct.len() >= cues.bulk_min_distinct_nodes {
-                return None;
+    let lead_text = line_text(lead);
+    let class = match cues.lead_in_class(lead_text) {
+        Some((class, words, true)) if class != CueClass::Plain => Some((class, words)),
+        _ => None,
+    };
+    if class.as_ref().is_none_or(|(class, _)| *class != CueClass::Testing) {
+        let mut distinct: Vec<usize> = Vec::new();
+        for m in matcher.automaton.find_iter(block) {
+            let node = matcher.terms[m.pattern().as_usize()].node;
+            if skip_node.is_some_and(|skip| matcher.ids[node].eq_ignore_ascii_case(skip)) {
+                continue;
+            }
+            if !distinct.contains(&node) {
+                distinct.push(node);
+                if distinct.len() >= cues.bulk_min_distinct_nodes {
+                    return None;
+                }
             }
         }
     }
-    let lead_text = line_text(lead);
     let label = lead_text.trim().trim_start_matches(['#', '-', '*', ' ']).replace("**", "");
     let label: String = label.trim().chars().take(80).collect();
-    let cue = match cues.lead_in_class(lead_text) {
-        Some((class, words, true)) if class != CueClass::Plain => {
-            Some((class, format!("{words} (lead-in \"{label}\", line {})", lead + 1)))
-        }
-        _ => None,
-    };
+    let cue = class.map(|(class, words)| (class, format!("{words} (lead-in \"{label}\", line {})", lead + 1)));
     Some(LeadIn { label, cue })
 }
 
