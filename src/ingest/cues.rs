@@ -310,8 +310,12 @@ impl Cues {
         let word = &rest[word_start..];
         let skip = usize::from(word.starts_with('-'));
         let word_end = word[skip..].find(|c: char| !c.is_ascii_alphabetic()).map_or(word.len(), |i| i + skip);
-        // A noun glued to more ("integration-tests.md", "crate::x") is not the head noun.
-        if word[word_end..].starts_with(['-', '/', '_', ':']) && !word[word_end..].starts_with(": ") {
+        // A noun glued to more ("integration-tests.md", "crate::x") is not the head noun;
+        // a colon that ends a label ("the Dagger integration:") is punctuation.
+        let after = &word[word_end..];
+        let glued = after.starts_with(['-', '/', '_'])
+            || (after.starts_with(':') && !matches!(after[1..].chars().next(), None | Some(' ')));
+        if glued {
             return None;
         }
         let word = &word[..word_end];
@@ -396,6 +400,8 @@ mod tests {
         assert_eq!(after("HumanLayer's storage design", "HumanLayer"), None);
         assert_eq!(after("see dagger-integration.md", "dagger"), None);
         assert_eq!(after("the DuckDB integration-tests.md file", "DuckDB"), None);
+        assert_eq!(after("the Dagger integration:", "Dagger"), Some((CueClass::Using, "integration".into())));
+        assert_eq!(after("the DuckDB crate::Connection", "DuckDB"), None);
         assert_eq!(after("the SDL codebase", "SDL"), None);
         assert_eq!(after("ended with SDL", "SDL"), None);
         let user = "[testing]\ncompounds = [\"fixture\"]\n".to_string();
