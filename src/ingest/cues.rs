@@ -302,13 +302,18 @@ impl Cues {
     /// integration" name a thing the project builds on. `(class, noun)`.
     pub fn compound_after(&self, text: &str, end: usize, s_end: usize) -> Option<(CueClass, String)> {
         let rest = &text[end..s_end];
-        // A suffix glued on ("Dagger-based") or a noun after one or two spaces.
-        let word_start = if rest.starts_with('-') { 0 } else { rest.len() - rest.trim_start_matches(' ').len() };
-        if (word_start == 0 && !rest.starts_with('-')) || word_start > 2 {
-            return None;
-        }
-        let word = &rest[word_start..];
-        let skip = usize::from(word.starts_with('-'));
+        // A suffix glued on ("Dagger-based", the '-' kept: "-based") or a noun after one or
+        // two spaces.
+        let (word, skip) = match rest.strip_prefix('-') {
+            Some(_) => (rest, 1),
+            None => {
+                let word = rest.trim_start_matches(' ');
+                if !(1..=2).contains(&(rest.len() - word.len())) {
+                    return None;
+                }
+                (word, 0)
+            }
+        };
         let word_end = word[skip..].find(|c: char| !c.is_ascii_alphabetic()).map_or(word.len(), |i| i + skip);
         // A noun glued to more ("integration-tests.md", "crate::x") is not the head noun;
         // a colon that ends a label ("the Dagger integration:") is punctuation.

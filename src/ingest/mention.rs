@@ -455,23 +455,23 @@ fn find_lead_in(
             _ => return None,
         }
     };
-    // A block naming many distinct nodes is a bulk list: it inherits nothing, unless its
-    // lead-in is about testing (a results table or a list of tested repos names many).
-    let mut end = line_idx + 1;
-    while end < lines.len() && end - line_idx < MAX_BLOCK_LINES {
-        match line_shape(line_text(end)) {
-            LineShape::Item(d) if d >= indent => end += 1,
-            LineShape::TableRow if shape == LineShape::TableRow => end += 1,
-            _ => break,
-        }
-    }
-    let block = &text[lines[block_start].0..lines[end - 1].1];
     let lead_text = line_text(lead);
     let class = match cues.lead_in_class(lead_text) {
         Some((class, words, true)) if class != CueClass::Plain => Some((class, words)),
         _ => None,
     };
+    // A block naming many distinct nodes is a bulk list: it inherits nothing, unless its
+    // lead-in is about testing (a results table or a list of tested repos names many).
     if class.as_ref().is_none_or(|(class, _)| *class != CueClass::Testing) {
+        let mut end = line_idx + 1;
+        while end < lines.len() && end - line_idx < MAX_BLOCK_LINES {
+            match line_shape(line_text(end)) {
+                LineShape::Item(d) if d >= indent => end += 1,
+                LineShape::TableRow if shape == LineShape::TableRow => end += 1,
+                _ => break,
+            }
+        }
+        let block = &text[lines[block_start].0..lines[end - 1].1];
         let mut distinct: Vec<usize> = Vec::new();
         for m in matcher.automaton.find_iter(block) {
             let node = matcher.terms[m.pattern().as_usize()].node;
