@@ -6,13 +6,19 @@
 //! inputs, retracts the facts of deleted ones, re-derives the graph, closes the store, and
 //! reports what changed in the graph.
 //!
+//! Architecture Invariant: the change stream is complete. Each batch reports the stored
+//! graph against the graph the stream last reported, not against whatever the store held
+//! when the batch began: another process (a `mother graph`, a `scry`, a `link`) may derive
+//! and store the graph between a batch's ingest and its refresh, and its changes still
+//! reach the stream, in the next batch at the latest.
+//!
 //! Architecture Invariant: the watcher holds the store only for the duration of a batch,
 //! so every other command (and another watcher or MCP server) keeps working; the store is
 //! opened in multi-writer mode besides. A batch that fails (a store held under an
 //! incompatible lock for too long) keeps its files pending and is retried.
 //!
-//! Architecture Invariant: memory is bounded by one batch of paths; nothing accumulates
-//! across batches except the set of watched roots.
+//! Architecture Invariant: memory is bounded by one batch of paths and one graph; nothing
+//! accumulates across batches except the set of watched roots and the graph last reported.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -24,7 +30,7 @@ use notify::RecursiveMode;
 
 use crate::error::{Error, InvalidInput};
 use crate::event::NodeRegistered;
-use crate::graph::{GraphDiff, Params, store as graph_store};
+use crate::graph::{Edge, GraphDiff, Params, derive, store as graph_store};
 use crate::home::expand_home;
 use crate::ingest::cues::Cues;
 use crate::ingest::{self, IngestOptions, IngestReport};
@@ -136,27 +142,64 @@ pub enum Notice {
 }
 
 /// Ingests `changed` (existing files) and retracts deleted ones, then refreshes the graph.
-pub fn process(store_path: &Path, options: &WatchOptions, changed: &BTreeSet<PathBuf>) -> Result<BatchReport, Error> {
+/// The report's diff is taken against `reported`, the graph the stream last reported
+/// (else the graph stored before the batch); the graph after the batch is returned beside it.
+pub fn process(
+    store_path: &Path,
+    options: &WatchOptions,
+    changed: &BTreeSet<PathBuf>,
+    reported: Option<&[Edge]>,
+) -> Result<(BatchReport, Vec<Edge>), Error> {
     let store = Store::open(store_path, &options.open, |_| {})?;
+    let before = match reported {
+        Some(edges) => edges.to_vec(),
+        None => stored_edges(&store)?,
+    };
     let (present, gone): (Vec<PathBuf>, Vec<PathBuf>) = changed.iter().cloned().partition(|p| p.exists());
     let mut report = BatchReport::default();
     if !present.is_empty() {
         report.ingest = ingest::ingest(&store, &present, &options.ingest, options.cues.clone(), |_| {})?;
     }
     report.retracted_deleted = ingest::retract_missing(&store, &gone)?;
-    let refresh = graph_store::refresh(&store, &Params::builtin())?;
-    report.diff = refresh.diff;
-    report.edges = refresh.edges;
+    let now = refreshed_edges(&store)?;
+    report.diff = derive::diff(&before, &now, graph_store::REWEIGHT_THRESHOLD);
+    report.edges = now.len();
     report.changed_files = present.iter().map(|p| p.display().to_string()).collect();
     report.deleted_files = gone.iter().map(|p| p.display().to_string()).collect();
-    Ok(report)
+    Ok((report, now))
+}
+
+/// Refreshes the stored graph and reads its current edges back.
+fn refreshed_edges(store: &Store) -> Result<Vec<Edge>, Error> {
+    graph_store::refresh(store, &Params::builtin())?;
+    stored_edges(store)
+}
+
+/// The current edges of the stored graph (none before the first derivation).
+fn stored_edges(store: &Store) -> Result<Vec<Edge>, Error> {
+    // The stored graph is derived state: one that no longer decodes counts as none.
+    Ok(graph_store::read(store).ok().flatten().map(|g| g.edges).unwrap_or_default())
 }
 
 /// Catches up with changes made while nobody watched: ingests every root (the ingest cache
-/// skips unchanged files; deleted session logs under recursive roots are retracted).
+/// skips unchanged files; deleted session logs under recursive roots are retracted). The
+/// diff is taken against the graph stored before.
 pub fn catch_up(store_path: &Path, options: &WatchOptions) -> Result<BatchReport, Error> {
+    catch_up_since(store_path, options, None).map(|(report, _)| report)
+}
+
+/// [`catch_up`], with the diff taken against `reported` when given.
+fn catch_up_since(
+    store_path: &Path,
+    options: &WatchOptions,
+    reported: Option<&[Edge]>,
+) -> Result<(BatchReport, Vec<Edge>), Error> {
     let started = Instant::now();
     let store = Store::open(store_path, &options.open, |_| {})?;
+    let before = match reported {
+        Some(edges) => edges.to_vec(),
+        None => stored_edges(&store)?,
+    };
     let mut inputs: Vec<PathBuf> = Vec::new();
     for root in &options.roots {
         match (&root.only, root.recursive) {
@@ -177,11 +220,11 @@ pub fn catch_up(store_path: &Path, options: &WatchOptions) -> Result<BatchReport
     if !existing.is_empty() {
         report.ingest = ingest::ingest(&store, &existing, &options.ingest, options.cues.clone(), |_| {})?;
     }
-    let refresh = graph_store::refresh(&store, &Params::builtin())?;
-    report.diff = refresh.diff;
-    report.edges = refresh.edges;
+    let now = refreshed_edges(&store)?;
+    report.diff = derive::diff(&before, &now, graph_store::REWEIGHT_THRESHOLD);
+    report.edges = now.len();
     report.latency_ms = started.elapsed().as_secs_f64() * 1e3;
-    Ok(report)
+    Ok((report, now))
 }
 
 fn stamp(path: &Path) -> Option<(u64, SystemTime)> {
@@ -211,8 +254,13 @@ pub fn run(
     for root in &missing {
         notice(Notice::RootGone(root.path.clone()));
     }
-    match catch_up(store_path, options) {
-        Ok(report) => notice(Notice::Batch(Box::new(report))),
+    // The graph as the stream last reported it; `None` until the first batch read it.
+    let mut reported: Option<Vec<Edge>> = None;
+    match catch_up_since(store_path, options, None) {
+        Ok((report, now)) => {
+            reported = Some(now);
+            notice(Notice::Batch(Box::new(report)));
+        }
         Err(err) => notice(Notice::Retrying(err.to_string())),
     }
 
@@ -256,8 +304,11 @@ pub fn run(
                 if debouncer.watch(&root.path, mode).is_ok() {
                     notice(Notice::RootBack(root.path.clone()));
                     let one = WatchOptions { roots: vec![root.clone()], ..options.clone() };
-                    match catch_up(store_path, &one) {
-                        Ok(report) => notice(Notice::Batch(Box::new(report))),
+                    match catch_up_since(store_path, &one, reported.as_deref()) {
+                        Ok((report, now)) => {
+                            reported = Some(now);
+                            notice(Notice::Batch(Box::new(report)));
+                        }
                         Err(err) => notice(Notice::Retrying(err.to_string())),
                     }
                     watched.push(root);
@@ -271,8 +322,9 @@ pub fn run(
         }
         // A file still being written is read again when its write settles.
         let before: Vec<(PathBuf, Option<(u64, SystemTime)>)> = pending.iter().map(|p| (p.clone(), stamp(p))).collect();
-        match process(store_path, options, &pending) {
-            Ok(mut report) => {
+        match process(store_path, options, &pending, reported.as_deref()) {
+            Ok((mut report, now)) => {
+                reported = Some(now);
                 let started = first_event.take().unwrap_or_else(Instant::now);
                 report.latency_ms = started.elapsed().as_secs_f64() * 1e3;
                 pending.clear();
