@@ -45,6 +45,8 @@ struct RawClass {
     repo_flag_commands: Vec<String>,
     #[serde(default)]
     compounds: Vec<String>,
+    #[serde(default)]
+    owners: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -114,6 +116,10 @@ pub struct Cues {
     /// Lower-cased head nouns that, right after a mention, say what it is to the project
     /// ("the DuckDB crate": using), with their class (`compounds` in `rules/cues.toml`).
     pub compounds: Vec<(String, CueClass)>,
+    /// Lower-cased possessives that, right before a mention, make it the project's own
+    /// ("our DuckDB", "Patina's Dagger integration"), with their class (`owners` in
+    /// `rules/cues.toml`; `{project}` stands for the ingesting project's id).
+    pub owners: Vec<(String, CueClass)>,
     pub repo_words: Vec<String>,
     pub repo_path_segments: Vec<String>,
     /// Lower-cased ambiguous ids and aliases.
@@ -161,6 +167,7 @@ impl Cues {
                 into.weak_phrases.extend(from.weak_phrases);
                 into.repo_flag_commands.extend(from.repo_flag_commands);
                 into.compounds.extend(from.compounds);
+                into.owners.extend(from.owners);
             }
             merged.lead_in.testing.extend(raw.lead_in.testing);
             merged.lead_in.learning.extend(raw.lead_in.learning);
@@ -234,15 +241,18 @@ impl Cues {
             v
         };
         let mut compounds: Vec<(String, CueClass)> = Vec::new();
+        let mut owners: Vec<(String, CueClass)> = Vec::new();
         for (class, raw) in [
             (CueClass::Testing, &merged.testing),
             (CueClass::Learning, &merged.learning),
             (CueClass::Using, &merged.using),
         ] {
-            for word in &raw.compounds {
-                let word = word.trim().to_lowercase();
-                if !word.is_empty() && !compounds.iter().any(|(w, _)| *w == word) {
-                    compounds.push((word, class));
+            for (words, into) in [(&raw.compounds, &mut compounds), (&raw.owners, &mut owners)] {
+                for word in words {
+                    let word = word.trim().to_lowercase().replace('\u{2019}', "'");
+                    if !word.is_empty() && !into.iter().any(|(w, _)| *w == word) {
+                        into.push((word, class));
+                    }
                 }
             }
         }
@@ -258,6 +268,7 @@ impl Cues {
             ending_objects: lower(merged.ending.objects),
             repo_flag_commands: lower(merged.testing.repo_flag_commands),
             compounds,
+            owners,
             repo_words: lower(merged.context.repo_words),
             repo_path_segments: lower(merged.context.repo_path_segments),
             ambiguous: lower(merged.ambiguous.ids),
@@ -326,6 +337,45 @@ impl Cues {
         let word = &word[..word_end];
         let (_, class) = self.compounds.iter().find(|(w, _)| w.eq_ignore_ascii_case(word))?;
         Some((*class, word.to_string()))
+    }
+
+    /// The owner possessive right before a mention starting at `start`, within the
+    /// sentence starting at `s_start`: "our DuckDB", "Patina's simple Dagger approach" (at
+    /// most one lower-case word between). `project` stands for `{project}`. `(class, words)`.
+    pub fn owner_before(
+        &self,
+        text: &str,
+        s_start: usize,
+        start: usize,
+        project: Option<&str>,
+    ) -> Option<(CueClass, String)> {
+        if self.owners.is_empty() {
+            return None;
+        }
+        let before = text[s_start..start].strip_suffix(' ')?;
+        let mut words = before.rsplit(' ');
+        let last = words.next()?;
+        let owner = |word: &str| -> Option<CueClass> {
+            let word = word.to_lowercase().replace('\u{2019}', "'");
+            self.owners.iter().find_map(|(owner, class)| {
+                let matches = match (owner.split_once("{project}"), project) {
+                    (Some((pre, post)), Some(project)) => {
+                        word.strip_prefix(pre).and_then(|w| w.strip_suffix(post)) == Some(&project.to_lowercase())
+                    }
+                    (Some(_), None) => false,
+                    (None, _) => *owner == word,
+                };
+                matches.then_some(*class)
+            })
+        };
+        if let Some(class) = owner(last) {
+            return Some((class, last.to_string()));
+        }
+        // One adjective between: "our own DuckDB", "Patina's simple Dagger".
+        let adjective = !last.is_empty() && last.bytes().all(|b| b.is_ascii_lowercase());
+        let second = words.next()?;
+        let class = owner(second).filter(|_| adjective)?;
+        Some((class, format!("{second} {last}")))
     }
 
     /// Every cue phrase in `text` on word boundaries and outside file names, in order.
@@ -412,6 +462,23 @@ mod tests {
         let user = "[testing]\ncompounds = [\"fixture\"]\n".to_string();
         let cues = Cues::load(&[("user.toml".into(), user)]).unwrap();
         assert_eq!(cues.compound_after("the SDL fixture", 7, 15), Some((CueClass::Testing, "fixture".into())));
+    }
+
+    #[test]
+    fn a_possessive_of_the_project_right_before_a_mention_makes_it_its_own() {
+        let cues = Cues::load(&[]).unwrap();
+        let before = |text: &str, name: &str| cues.owner_before(text, 0, text.find(name).unwrap(), Some("patina"));
+        let using = |words: &str| Some((CueClass::Using, words.to_string()));
+        assert_eq!(before("Analyzed Patina's Dagger integration", "Dagger"), using("Patina's"));
+        assert_eq!(before("whether Patina\u{2019}s simple Dagger approach", "Dagger"), using("Patina\u{2019}s simple"));
+        assert_eq!(before("Using our own DuckDB to understand", "DuckDB"), using("our own"));
+        assert_eq!(before("we moved my SDL checkout", "SDL"), using("my"));
+        // Not right before, another owner, a capitalised word between, or nothing before.
+        assert_eq!(before("our take on how Dagger works", "Dagger"), None);
+        assert_eq!(before("HumanLayer's Dagger setup", "Dagger"), None);
+        assert_eq!(before("our Big Dagger", "Dagger"), None);
+        assert_eq!(before("Dagger first", "Dagger"), None);
+        assert_eq!(cues.owner_before("Patina's Dagger", 0, 9, None), None);
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! The phrase vocabulary (`cues.rs`) is precise but literal: "ran the extractor over X,
 //! 3k symbols" says testing without any of its phrases. Exemplars generalise by meaning.
 //! Phrases still decide first: a strong phrase, a testing command, a strong lead-in and
-//! an ending are never overridden; exemplars only classify what they left plain or weak.
+//! an ending are never overridden, nor is a weak cue bound to the mention's own noun phrase
+//! (a compound: "the Dagger-based setup"); exemplars classify what is left plain or weak.
 //!
 //! Before comparing, the mention in its sentence is replaced by `REPO` (exemplars are
 //! written with `REPO` too), and a short list item or table row is prefixed by its

@@ -138,6 +138,9 @@ pub struct FoundMention {
     /// The lead-in of the list or table block the mention sits in (its label, trimmed of
     /// markdown), when the block is not a bulk list; what the exemplars compare with.
     pub lead_in: Option<String>,
+    /// The cue is bound to the mention's own noun phrase (a compound noun after it, an
+    /// owner possessive before it): the closest binding there is, so exemplars leave it.
+    pub bound: bool,
 }
 
 /// The lead-in of a list or table block.
@@ -233,6 +236,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         let mut inline_leads: std::collections::HashMap<usize, Option<(CueClass, String)>> = Default::default();
         for c in line {
             let (s_start, s_end) = sentence_bounds(&breaks, line_start, line_stop, c.start, c.end);
+            let mut bound = false;
             let (mut cue, mut strong) = match &c.flag_cue {
                 Some(flag) => (Some((CueClass::Testing, flag.clone())), true),
                 None => match cue_hits.nearest(s_start, s_end, c.start, c.end) {
@@ -249,6 +253,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 // "explored the DuckDB integration": the noun the mention qualifies says
                 // what the repo is to the project, closer than any word around it.
                 cue = Some(compound);
+                bound = true;
             }
             if !strong
                 && let Some(colon) = colons.partition_point(|&i| i < c.start).checked_sub(1).map(|i| colons[i])
@@ -265,18 +270,28 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 if let Some(lead) = lead {
                     cue = Some(lead);
                     strong = true;
+                    bound = false;
                 }
             }
             if c.ambiguous && !c.repo_context && !strong {
                 continue;
             }
+            if let Some(owner) = cues.owner_before(text, s_start, c.start, skip_node) {
+                // "analysed Patina's Dagger integration": the project's own Dagger, whatever
+                // verb leads the sentence (not a reason to accept an ambiguous name).
+                cue = Some(owner);
+                strong = true;
+                bound = true;
+            }
             let lead_in = blocks.lead_in(line_idx, text, &lines, cues, matcher, skip_node);
             if let Some(ending) = ending_cue(text, s_start, s_end, c.start, c.end, cues) {
                 cue = Some((CueClass::Ending, ending));
                 strong = true;
+                bound = false;
             } else if !strong && let Some(lead) = lead_in.as_ref().and_then(|l| l.cue.clone()) {
                 cue = Some(lead);
                 strong = true;
+                bound = false;
             }
             nodes_on_line.insert(c.node);
             let (cue_class, cue) = cue.unwrap_or((CueClass::Plain, String::new()));
@@ -291,6 +306,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 strong_cue,
                 co_mentions: 0,
                 lead_in: lead_in.map(|l| l.label),
+                bound,
             });
         }
         let distinct = nodes_on_line.len() as u32;
@@ -976,6 +992,27 @@ mod tests {
         // A strong cue still decides its sentence.
         let found = check("Studied the dojo client in depth");
         assert_eq!(found[0], ("dojo".into(), CueClass::Learning, "Studied".into()));
+    }
+
+    #[test]
+    fn the_projects_own_repo_is_used_whatever_the_verb() {
+        let (matcher, cues) = world();
+        let found = extract("- Analyzed Patina's dagger integration by examining:", &matcher, &cues, Some("patina"));
+        assert_eq!(
+            (found[0].cue_class, found[0].cue.as_str(), found[0].strong_cue),
+            (CueClass::Using, "Patina's", true)
+        );
+        assert!(found[0].bound, "exemplars leave it");
+        let found = check("Analyzed our own duckdb with window functions");
+        assert_eq!(found[0], ("duckdb".into(), CueClass::Using, "our own".into()));
+        // An ending still decides; another project's possessive is no owner.
+        assert_eq!(check("Removed our dagger dependency")[0].1, CueClass::Ending);
+        assert_eq!(check("Analyzed opencode's dagger setup")[0].1, CueClass::Learning);
+        // A compound is bound too (a weak cue exemplars leave alone); a plain weak cue is not.
+        let found = extract("Integrate with existing dagger-based patterns", &matcher, &cues, Some("patina"));
+        assert!(found[0].bound && !found[0].strong_cue);
+        let found = extract("Explored how dagger works", &matcher, &cues, Some("patina"));
+        assert!(!found[0].bound);
     }
 
     #[test]

@@ -37,7 +37,7 @@ use cues::Cues;
 use mention::NodeMatcher;
 
 /// Bump when extraction changes, so cached files are read again.
-const EXTRACTOR_VERSION: &[u8] = b"ingest-v6";
+const EXTRACTOR_VERSION: &[u8] = b"ingest-v7";
 
 const INGEST_FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("ingest_files");
 
@@ -621,7 +621,8 @@ fn session_events(
 const MAX_EXEMPLAR_TEXTS_PER_FILE: usize = 2_000;
 
 /// Gives the mentions that phrases left plain or weak the (strong) cue their nearest
-/// exemplars vote for (`exemplars.rs`). Endings, strong cues and bulk lines are left alone;
+/// exemplars vote for (`exemplars.rs`). Endings, strong cues, cues bound to the mention's
+/// own noun phrase (a compound: "the Dagger-based setup") and bulk lines are left alone;
 /// a mention whose sentence is past the file's [`MAX_EXEMPLAR_TEXTS_PER_FILE`] distinct
 /// sentences keeps its phrase cue (one warning names the file).
 fn classify_by_exemplars(
@@ -636,7 +637,7 @@ fn classify_by_exemplars(
     let mut open: Vec<(usize, usize)> = Vec::new();
     let mut left = 0;
     for (i, m) in mentions.iter().enumerate() {
-        if m.strong_cue || m.cue_class == crate::event::CueClass::Ending || m.co_mentions as usize >= bulk {
+        if m.strong_cue || m.bound || m.cue_class == crate::event::CueClass::Ending || m.co_mentions as usize >= bulk {
             continue;
         }
         let text = exemplars::compared_text(&m.sentence, &m.matched, m.lead_in.as_deref());
@@ -784,6 +785,7 @@ mod tests {
             strong_cue: false,
             co_mentions: 1,
             lead_in: None,
+            bound: false,
         }
     }
 
