@@ -332,7 +332,7 @@ fn log_follow_streams_new_events_and_resumes_by_seq() {
         }
     });
     let next = || -> serde_json::Value {
-        let line = rx.recv_timeout(std::time::Duration::from_secs(15)).expect("a line");
+        let line = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("a line");
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("not one JSON object per line ({e}): {line}"))
     };
     // The registrations already in the log come first.

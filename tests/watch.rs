@@ -40,9 +40,11 @@ fn has_edge(home: &Home, from: &str, t: &str, to: &str) -> bool {
         .any(|e| e["from"] == from && e["type"] == t && e["to"] == to)
 }
 
+/// Polls `cond` until it holds. The limit is generous: it only ever fails a broken watcher,
+/// while a slow or loaded machine merely waits longer.
 fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
     let started = Instant::now();
-    while started.elapsed() < Duration::from_secs(15) {
+    while started.elapsed() < Duration::from_secs(60) {
         if cond() {
             return;
         }
