@@ -2,8 +2,10 @@
 
 mod util;
 
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -11,24 +13,56 @@ use util::{Home, example_registry, shared_data};
 
 struct Watcher {
     child: Child,
+    /// What the watcher printed so far (read by threads as it comes).
+    stdout: Arc<Mutex<String>>,
+    stderr: Arc<Mutex<String>>,
+    readers: Vec<std::thread::JoinHandle<()>>,
+}
+
+/// Collects a child's output as it comes.
+fn collect(pipe: impl Read + Send + 'static, into: Arc<Mutex<String>>) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+            let mut text = into.lock().unwrap();
+            text.push_str(&line);
+            text.push('\n');
+        }
+    })
 }
 
 impl Watcher {
     fn start(home: &Home, args: &[&str]) -> Watcher {
         let mut all = vec!["mother", "watch", "--debounce-ms", "100"];
         all.extend_from_slice(args);
-        let child = home.cmd(&all).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut child = home.cmd(&all).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let (stdout, stderr) = (Arc::new(Mutex::new(String::new())), Arc::new(Mutex::new(String::new())));
+        let readers = vec![
+            collect(child.stdout.take().unwrap(), stdout.clone()),
+            collect(child.stderr.take().unwrap(), stderr.clone()),
+        ];
         // Let it register its watches and catch up.
         std::thread::sleep(Duration::from_millis(800));
-        Watcher { child }
+        Watcher { child, stdout, stderr, readers }
     }
 
-    /// Sends SIGINT and returns (exit code, stdout, stderr).
-    fn stop(self, signal: &str) -> (Option<i32>, String, String) {
+    fn stdout_has(&self, what: &str) -> bool {
+        self.stdout.lock().unwrap().contains(what)
+    }
+
+    fn stderr_has(&self, what: &str) -> bool {
+        self.stderr.lock().unwrap().contains(what)
+    }
+
+    /// Sends `signal` and returns (exit code, stdout, stderr).
+    fn stop(mut self, signal: &str) -> (Option<i32>, String, String) {
         let pid = self.child.id().to_string();
         std::process::Command::new("kill").args([signal, &pid]).status().unwrap();
-        let out = self.child.wait_with_output().unwrap();
-        (out.status.code(), util::stdout(&out), util::stderr(&out))
+        let status = self.child.wait().unwrap();
+        for reader in self.readers {
+            reader.join().unwrap();
+        }
+        let take = |text: &Arc<Mutex<String>>| std::mem::take(&mut *text.lock().unwrap());
+        (status.code(), take(&self.stdout), take(&self.stderr))
     }
 }
 
@@ -88,6 +122,8 @@ fn appending_makes_an_edge_and_deleting_removes_it() {
     // Deleting the log retracts its facts and the edge that depended on them.
     std::fs::remove_file(&second).unwrap();
     wait_for("the edge to disappear", || !has_edge(&home, "atlas", "TESTS_WITH", "quickparse"));
+    // The store holds the change before the watcher prints it.
+    wait_for("the removal to be printed", || watcher.stdout_has("- atlas TESTS_WITH quickparse"));
     let (code, stdout, stderr) = watcher.stop("-INT");
     assert_eq!(code, Some(130), "{stderr}");
     assert!(stdout.contains("+ atlas TESTS_WITH quickparse") && stdout.contains("session 20260202-100000"), "{stdout}");
@@ -155,13 +191,13 @@ fn once_catches_up_and_a_vanished_folder_is_watched_again() {
     let watcher = Watcher::start(&home, &[dir.to_str().unwrap(), "--project", "atlas"]);
     let moved = home.path().join("elsewhere");
     std::fs::rename(&dir, &moved).unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
+    wait_for("the watcher to see the folder go", || watcher.stderr_has("disappeared"));
     std::fs::rename(&moved, &dir).unwrap();
     write(&dir.join("3.md"), "**ID**: 20260303-1\n- Stress tested quickparse.\n");
     write(&dir.join("4.md"), "**ID**: 20260304-1\n- Tested on quickparse.\n");
     wait_for("the edge from the folder that came back", || has_edge(&home, "atlas", "TESTS_WITH", "quickparse"));
     let (_, _, stderr) = watcher.stop("-INT");
-    assert!(stderr.contains("disappeared") && stderr.contains("is back"), "{stderr}");
+    assert!(stderr.contains("is back"), "{stderr}");
 }
 
 /// Issue 17, item 3: `mother watch d` blocked in open() on a FIFO created in the watched
@@ -178,6 +214,7 @@ fn a_fifo_created_in_a_watched_dir_blocks_nothing() {
     write(&dir.join("2.md"), "**ID**: 20260302-1\n- Learned from ecsdemo's archetypes.\n");
     wait_for("the edge from files written after the FIFO", || has_edge(&home, "atlas", "LEARNS_FROM", "ecsdemo"));
     home.ok(&["mother", "link", "atlas", "USES", "vectorlite"]);
+    wait_for("the FIFO to be reported", || watcher.stderr_has("FIFO"));
     let started = Instant::now();
     let (code, _, stderr) = watcher.stop("-INT");
     assert!(started.elapsed() < Duration::from_secs(5), "stopped promptly");
