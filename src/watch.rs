@@ -20,6 +20,7 @@
 //! Architecture Invariant: memory is bounded by one batch of paths and one graph; nothing
 //! accumulates across batches except the set of watched roots and the graph last reported.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -151,34 +152,37 @@ pub fn process(
     reported: Option<&[Edge]>,
 ) -> Result<(BatchReport, Vec<Edge>), Error> {
     let store = Store::open(store_path, &options.open, |_| {})?;
-    let before = match reported {
-        Some(edges) => edges.to_vec(),
-        None => stored_edges(&store)?,
-    };
+    let before = baseline(&store, reported);
     let (present, gone): (Vec<PathBuf>, Vec<PathBuf>) = changed.iter().cloned().partition(|p| p.exists());
     let mut report = BatchReport::default();
     if !present.is_empty() {
         report.ingest = ingest::ingest(&store, &present, &options.ingest, options.cues.clone(), |_| {})?;
     }
     report.retracted_deleted = ingest::retract_missing(&store, &gone)?;
-    let now = refreshed_edges(&store)?;
-    report.diff = derive::diff(&before, &now, graph_store::REWEIGHT_THRESHOLD);
-    report.edges = now.len();
+    let now = refresh_since(&store, &before, &mut report)?;
     report.changed_files = present.iter().map(|p| p.display().to_string()).collect();
     report.deleted_files = gone.iter().map(|p| p.display().to_string()).collect();
     Ok((report, now))
 }
 
-/// Refreshes the stored graph and reads its current edges back.
-fn refreshed_edges(store: &Store) -> Result<Vec<Edge>, Error> {
-    graph_store::refresh(store, &Params::builtin())?;
-    stored_edges(store)
+/// Where a batch's diff starts: the graph the stream last reported, else (no batch has
+/// read it yet) the stored one.
+fn baseline<'a>(store: &Store, reported: Option<&'a [Edge]>) -> Cow<'a, [Edge]> {
+    match reported {
+        Some(edges) => Cow::Borrowed(edges),
+        // The stored graph is derived state: one that no longer decodes counts as none.
+        None => Cow::Owned(graph_store::read(store).ok().flatten().map(|g| g.edges).unwrap_or_default()),
+    }
 }
 
-/// The current edges of the stored graph (none before the first derivation).
-fn stored_edges(store: &Store) -> Result<Vec<Edge>, Error> {
-    // The stored graph is derived state: one that no longer decodes counts as none.
-    Ok(graph_store::read(store).ok().flatten().map(|g| g.edges).unwrap_or_default())
+/// Refreshes the stored graph and reads its current edges back into `report` (the diff
+/// from `before` and the edge count); returns them.
+fn refresh_since(store: &Store, before: &[Edge], report: &mut BatchReport) -> Result<Vec<Edge>, Error> {
+    graph_store::refresh(store, &Params::builtin())?;
+    let now = graph_store::read(store)?.map(|g| g.edges).unwrap_or_default();
+    report.diff = derive::diff(before, &now, graph_store::REWEIGHT_THRESHOLD);
+    report.edges = now.len();
+    Ok(now)
 }
 
 /// Catches up with changes made while nobody watched: ingests every root (the ingest cache
@@ -196,10 +200,7 @@ fn catch_up_since(
 ) -> Result<(BatchReport, Vec<Edge>), Error> {
     let started = Instant::now();
     let store = Store::open(store_path, &options.open, |_| {})?;
-    let before = match reported {
-        Some(edges) => edges.to_vec(),
-        None => stored_edges(&store)?,
-    };
+    let before = baseline(&store, reported);
     let mut inputs: Vec<PathBuf> = Vec::new();
     for root in &options.roots {
         match (&root.only, root.recursive) {
@@ -220,9 +221,7 @@ fn catch_up_since(
     if !existing.is_empty() {
         report.ingest = ingest::ingest(&store, &existing, &options.ingest, options.cues.clone(), |_| {})?;
     }
-    let now = refreshed_edges(&store)?;
-    report.diff = derive::diff(&before, &now, graph_store::REWEIGHT_THRESHOLD);
-    report.edges = now.len();
+    let now = refresh_since(&store, &before, &mut report)?;
     report.latency_ms = started.elapsed().as_secs_f64() * 1e3;
     Ok((report, now))
 }
