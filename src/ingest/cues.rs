@@ -133,6 +133,9 @@ pub struct Cues {
     pub exemplar_model: Option<std::sync::Arc<super::exemplars::ExemplarModel>>,
 }
 
+/// The longest owner word [`Cues::owner_before`] compares, besides the project id in it.
+const MAX_OWNER_BYTES: usize = 96;
+
 /// One cue found in a text: byte span and class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CueHit {
@@ -355,12 +358,18 @@ impl Cues {
         let before = text[s_start..start].strip_suffix(' ')?;
         let mut words = before.rsplit(' ');
         let last = words.next()?;
+        let project = project.map(str::to_lowercase);
+        let longest = MAX_OWNER_BYTES + project.as_ref().map_or(0, String::len);
         let owner = |word: &str| -> Option<CueClass> {
+            // Owners are short words: a long token before a mention is none of them.
+            if word.len() > longest {
+                return None;
+            }
             let word = word.to_lowercase().replace('\u{2019}', "'");
             self.owners.iter().find_map(|(owner, class)| {
-                let matches = match (owner.split_once("{project}"), project) {
+                let matches = match (owner.split_once("{project}"), project.as_deref()) {
                     (Some((pre, post)), Some(project)) => {
-                        word.strip_prefix(pre).and_then(|w| w.strip_suffix(post)) == Some(&project.to_lowercase())
+                        word.strip_prefix(pre).and_then(|w| w.strip_suffix(post)) == Some(project)
                     }
                     (Some(_), None) => false,
                     (None, _) => *owner == word,
@@ -372,9 +381,11 @@ impl Cues {
             return Some((class, last.to_string()));
         }
         // One adjective between: "our own DuckDB", "Patina's simple Dagger".
-        let adjective = !last.is_empty() && last.bytes().all(|b| b.is_ascii_lowercase());
+        if last.is_empty() || !last.bytes().all(|b| b.is_ascii_lowercase()) {
+            return None;
+        }
         let second = words.next()?;
-        let class = owner(second).filter(|_| adjective)?;
+        let class = owner(second)?;
         Some((class, format!("{second} {last}")))
     }
 
