@@ -389,8 +389,48 @@ impl Cues {
         Some((class, format!("{second} {last}")))
     }
 
-    /// Every cue phrase in `text` on word boundaries and outside file names, in order.
+    /// Every cue phrase in `text` on word boundaries and outside file names, in order and
+    /// non-overlapping.
+    ///
+    /// Inline code does not break a phrase: "ran `patina scrape` on A" holds "scrape on"
+    /// (backticks are transparent) and "why doesn't `patina scry` work on A" holds
+    /// "doesn't work on" (a code span between two words of a phrase is skipped). Such a
+    /// hit spans the code in `text`; a hit found without looking past code wins over one
+    /// that it only partly overlaps, and loses to none it holds whole (the longest phrase
+    /// wins, as in plain text: "scrape` on" over the "scrape" inside the code).
     pub fn find_all(&self, text: &str) -> Vec<CueHit> {
+        let mut hits = self.find_plain(text);
+        if !text.contains('`') {
+            return hits;
+        }
+        let mut past_code: Vec<CueHit> = Vec::new();
+        for mode in [CodeSpans::Transparent, CodeSpans::Skipped] {
+            let view = CodeView::new(text, mode);
+            if view.text.len() == text.len() {
+                continue; // no code span
+            }
+            for hit in self.find_plain(&view.text) {
+                let (start, end) = (view.origin[hit.start], view.origin[hit.end - 1] + 1);
+                let crosses_code = text.as_bytes()[start..end].contains(&b'`');
+                let overlaps = |h: &CueHit| h.start < end && start < h.end;
+                let held = |h: &CueHit| start <= h.start && h.end <= end;
+                if crosses_code
+                    && hits.iter().filter(|h| overlaps(h)).all(held)
+                    && !past_code.iter().any(overlaps)
+                {
+                    past_code.push(CueHit { start, end, ..hit });
+                }
+            }
+        }
+        if !past_code.is_empty() {
+            hits.retain(|h| !past_code.iter().any(|p| p.start <= h.start && h.end <= p.end));
+            hits.extend(past_code);
+            hits.sort_by_key(|h| h.start);
+        }
+        hits
+    }
+
+    fn find_plain(&self, text: &str) -> Vec<CueHit> {
         let bytes = text.as_bytes();
         self.automaton
             .find_iter(text)
@@ -401,6 +441,74 @@ impl Cues {
                 CueHit { start: m.start(), end: m.end(), class, strong, points_forward }
             })
             .collect()
+    }
+}
+
+/// How [`CodeView`] treats an inline code span (`` `…` `` on one line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CodeSpans {
+    /// Its backticks are dropped, its text kept: "`patina scrape` on" reads "patina scrape on".
+    Transparent,
+    /// It is dropped whole, with one space around it: "doesn't `cmd` work" reads "doesn't work".
+    Skipped,
+}
+
+/// A text with its inline code spans rewritten for phrase matching, and where each of its
+/// bytes came from. Fences and runs of backticks are left as they are, as is a backtick
+/// with no partner on its line.
+struct CodeView {
+    text: String,
+    /// `origin[i]`: the byte of the original text that byte `i` of `text` copies.
+    origin: Vec<usize>,
+}
+
+impl CodeView {
+    fn new(text: &str, mode: CodeSpans) -> CodeView {
+        let bytes = text.as_bytes();
+        let mut view = CodeView { text: String::with_capacity(text.len()), origin: Vec::with_capacity(text.len()) };
+        let mut copied = 0; // bytes of `text` before this are in the view or dropped
+        let mut line_start = 0;
+        while line_start < bytes.len() {
+            let line_end = memchr::memchr(b'\n', &bytes[line_start..]).map_or(bytes.len(), |i| line_start + i + 1);
+            let mut i = line_start;
+            while let Some(open) = memchr::memchr(b'`', &bytes[i..line_end]).map(|k| i + k) {
+                let single = |at: usize| bytes.get(at + 1) != Some(&b'`') && (at == 0 || bytes[at - 1] != b'`');
+                if !single(open) {
+                    i = open + 1;
+                    continue;
+                }
+                let Some(close) = memchr::memchr(b'`', &bytes[open + 1..line_end]).map(|k| open + 1 + k) else {
+                    break;
+                };
+                if !single(close) {
+                    i = close + 1;
+                    continue;
+                }
+                view.copy(text, copied, open);
+                match mode {
+                    CodeSpans::Transparent => view.copy(text, open + 1, close),
+                    CodeSpans::Skipped => {
+                        // One space stands where the span and its surrounding spaces were.
+                        if view.text.ends_with(' ') && bytes.get(close + 1) == Some(&b' ') {
+                            copied = close + 2;
+                            i = close + 2;
+                            continue;
+                        }
+                    }
+                }
+                copied = close + 1;
+                i = close + 1;
+            }
+            line_start = line_end;
+        }
+        view.copy(text, copied, text.len());
+        view
+    }
+
+    /// Appends `text[from..to]` (both on char boundaries: backticks and line ends are ASCII).
+    fn copy(&mut self, text: &str, from: usize, to: usize) {
+        self.text.push_str(&text[from..to]);
+        self.origin.extend(from..to);
     }
 }
 
@@ -490,6 +598,30 @@ mod tests {
         assert_eq!(before("our Big Dagger", "Dagger"), None);
         assert_eq!(before("Dagger first", "Dagger"), None);
         assert_eq!(cues.owner_before("Patina's Dagger", 0, 9, None), None);
+    }
+
+    #[test]
+    fn inline_code_does_not_break_a_phrase() {
+        let cues = Cues::load(&[]).unwrap();
+        let found = |text: &str| -> Vec<(String, CueClass, bool)> {
+            cues.find_all(text).iter().map(|h| (text[h.start..h.end].to_string(), h.class, h.strong)).collect()
+        };
+        let testing = |s: &str| (s.to_string(), CueClass::Testing, true);
+        assert_eq!(found("Ran `patina scrape` on turso, and on cuti."), vec![testing("scrape` on")]);
+        assert_eq!(
+            found("Why doesn't `patina scry --repo x` work on openclaw?"),
+            vec![testing("doesn't `patina scry --repo x` work on")]
+        );
+        assert_eq!(found("tested `--release` on dojo"), vec![testing("tested `--release` on")]);
+        // Found without looking past code: as before, and it wins over an overlapping one.
+        assert_eq!(found("tested on `dojo`"), vec![testing("tested on")]);
+        assert_eq!(found("Stress tested `x` on dojo"), vec![testing("Stress tested")]);
+        // A fence, a run of backticks or a lone backtick is no code span.
+        assert_eq!(found("```\nscrape\n```\n on dojo"), vec![("scrape".into(), CueClass::Testing, false)]);
+        assert_eq!(found("a `` scrape `` on dojo"), vec![("scrape".into(), CueClass::Testing, false)]);
+        assert!(found("lone ` scrape on").iter().all(|(s, ..)| s == "scrape on"));
+        // Multi-byte text around code keeps its offsets.
+        assert_eq!(found("Café: ran `scrape` on — dojo"), vec![testing("scrape` on")]);
     }
 
     #[test]

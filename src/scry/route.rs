@@ -37,10 +37,11 @@ const HOP_DECAY: f64 = 0.5;
 const HOP_MIN_CONTENT: f64 = 0.75;
 /// A shared specific domain links two references like an edge of this weight.
 const DOMAIN_HOP_WEIGHT: f64 = 0.5;
-/// When the query names a repo, a connected repo whose content holds the query this many
-/// times better than every named repo's (and best of all candidates) is searched beside
-/// it: the query names a tool, the answer is in the repo built around it ("queue prompts
-/// for Claude Code" → cuti).
+/// When the query names a repo, a repo the graph reaches (an edge or two hops) whose
+/// content holds the query this many times better than every named repo's (and best of
+/// all candidates) is searched beside it: the query names a tool, the answer is in the
+/// repo built around it ("queue prompts for Claude Code" → cuti) or beside it ("mock the
+/// caller in dojo tests" → dojo's sibling starknet-foundry, which holds the cheatcodes).
 const COMPANION_CONTENT_RATIO: f64 = 2.0;
 
 /// A repo without an edge, admitted because the query describes its registry entry,
@@ -515,6 +516,13 @@ pub fn route(
         if history > 0.0 {
             terms.push_str(&format!(" (\"{}\")", excerpt(because, 80)));
         }
+        // Beside a named repo, a repo the graph reaches (an edge or two hops) whose
+        // content holds the query best of all, far better than the named one's: the query
+        // names a tool, the answer is in the repo built around it or beside it.
+        let dominant = !named.is_empty()
+            && raw_score > 0.0
+            && raw_score >= max_raw
+            && raw_score >= COMPANION_CONTENT_RATIO * named_content;
         match best_edge.get(r.as_str()) {
             Some(e) => {
                 if relevance < options.min_relevance {
@@ -531,18 +539,13 @@ pub fn route(
                 // admitted ones.
                 let score = relevance * (1.0 - EDGE_SHARE + EDGE_SHARE * e.weight);
                 let reason = format!("via {} {} {}, weight {:.2}; {terms}", e.from, e.edge_type, e.to, e.weight);
-                // Beside a named repo: the best content of all, far better than the named one's.
-                let dominant = !named.is_empty()
-                    && raw_score > 0.0
-                    && raw_score >= max_raw
-                    && raw_score >= COMPANION_CONTENT_RATIO * named_content;
                 scored.push((score, r, reason, relevance, dominant));
             }
             None => match hops.get(r.as_str()) {
                 Some((strength, path)) if lexical >= HOP_MIN_CONTENT && relevance >= options.min_relevance => {
                     let score = HOP_DECAY * relevance * (1.0 - EDGE_SHARE + EDGE_SHARE * strength);
                     let reason = format!("2 hops: {path}; {terms}");
-                    scored.push((score, r, reason, relevance, false));
+                    scored.push((score, r, reason, relevance, dominant));
                 }
                 Some((_, path)) if registry_of(&r).0 < options.unconnected_relevance => {
                     skipped.push(Skipped {
@@ -937,6 +940,26 @@ mod tests {
             route(Some("patina"), "cheatcode for block timestamp", &Mode::Graph, world, &RouteOptions::default(), weak);
         assert!(!r.repos().contains(&"starknet-foundry".to_string()), "{r:?}");
         assert!(r.skipped.iter().any(|s| s.repo == "starknet-foundry" && s.reason.contains("does not agree strongly")));
+        // The query names dojo, and the answer sits beside it: two hops away, holding the
+        // query far better than dojo (and best of all), it is searched beside the named
+        // repo; holding it only somewhat better, it is not.
+        let beside = |dojo: f64| {
+            let content = move |r: &str| {
+                Some(match r {
+                    "starknet-foundry" => 1.0,
+                    "dojo" => dojo,
+                    _ => 0.1,
+                })
+            };
+            route(Some("patina"), "mock the caller in dojo tests", &Mode::Graph, world, &RouteOptions::default(), content)
+        };
+        let r = beside(0.3);
+        assert_eq!(r.repos(), vec!["patina", "dojo", "starknet-foundry"], "{r:?}");
+        let reason = r.reason("starknet-foundry").unwrap();
+        assert!(reason.starts_with("2 hops: ") && reason.contains("beside the named repo"), "{reason}");
+        let r = beside(0.6);
+        assert_eq!(r.repos(), vec!["patina", "dojo"], "{r:?}");
+        assert!(r.skipped.iter().any(|s| s.repo == "starknet-foundry" && s.reason.contains("names other repos")));
         // A shared language is no path: SDL (c) reaches nothing new through `c`.
         let hops = two_hops("patina", &[("SDL", &edges[1])].into_iter().collect(), &world);
         assert!(hops.is_empty(), "{hops:?}");
