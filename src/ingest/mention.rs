@@ -1099,6 +1099,15 @@ mod tests {
         assert_eq!(strong_testing("- SDL failed on the symbol step."), ["SDL"]);
         assert_eq!(strong_testing("- The duckdb repo crashed on startup."), ["duckdb"]);
         assert!(strong_testing("- SDL was fine, the parser failed on startup.").is_empty());
+        assert_eq!(
+            strong_testing("- SDL errored out during indexing; duckdb panicked while parsing a macro."),
+            ["SDL", "duckdb"]
+        );
+        assert_eq!(strong_testing("- dagger failed with a stack overflow."), ["dagger"]);
+        // Inline code does not hide the phrase around it: a command run on repos, a
+        // command that does not work on one.
+        assert_eq!(strong_testing("- Ran `patina scrape` on SDL, and on duckdb and dagger."), ["SDL", "duckdb", "dagger"]);
+        assert_eq!(strong_testing("- Why doesn't `patina scry --all` work on duckdb?"), ["duckdb"]);
         // A fix made for repos: they were the test subjects; so are the repos the
         // project's tool ran on.
         assert_eq!(strong_testing("- Fixed the UTF-8 panic for SDL and duckdb."), ["SDL", "duckdb"]);
