@@ -1055,6 +1055,12 @@ mod tests {
             vec![("dagger".into(), "is no longer used".into())]
         );
         assert_eq!(ending("Replaced duckdb with dagger"), vec![("duckdb".into(), "replaced".into())]);
+        assert_eq!(ending("Switched from duckdb to SQLite."), vec![("duckdb".into(), "switched from".into())]);
+        assert_eq!(ending("Migrated from duckdb to SQLite"), vec![("duckdb".into(), "migrated from".into())]);
+        assert_eq!(ending("Deleted the dagger adapter"), vec![("dagger".into(), "deleted".into())]);
+        assert_eq!(ending("duckdb is no longer a dependency"), vec![("duckdb".into(), "is no longer a dependency".into())]);
+        assert!(ending("Migrated from SQLite to duckdb").is_empty());
+        assert!(ending("Migrated from duckdb 0.9 to 1.1").is_empty());
         assert!(ending("Removed dead code from the dagger module").is_empty());
         assert!(ending("parse time for SDL dropped from 7s to 2s").is_empty());
         assert!(ending("Removed all deprecated dagger template files").is_empty());
