@@ -94,4 +94,15 @@ mod tests {
         assert!(params.languages.contains(&"rust".to_string()));
         assert!(params.weights.import_per_manifest > 0.0);
     }
+
+    /// A contradiction cue only ever meets an ending mention's cue: each must be an ending
+    /// phrase of `rules/cues.toml`, or it can never fire.
+    #[test]
+    fn every_contradiction_cue_is_an_ending_phrase() {
+        let params = super::Params::builtin();
+        let cues = crate::ingest::cues::Cues::load(&[]).unwrap();
+        for cue in &params.contradiction_cues {
+            assert!(cues.ending_before.contains(cue) || cues.ending_after.contains(cue), "{cue}");
+        }
+    }
 }
