@@ -1084,6 +1084,12 @@ mod tests {
             "a list under a heading inherits, a nested item too; \"Notes:\" says nothing; a table right after a list \
              without its own lead-in inherits nothing"
         );
+        // A run over repos leads its list: a suite run against them, a sweep of edge cases.
+        for lead in ["Ran the full suite against:", "**Edge-case sweep** (2 repos):", "### Scrape sweep"] {
+            let text = format!("{lead}\n- SDL: 3 warnings\n- duckdb: ok\n");
+            let classes: Vec<CueClass> = check(&text).into_iter().map(|(_, class, _)| class).collect();
+            assert_eq!(classes, [CueClass::Testing, CueClass::Testing], "{lead}");
+        }
     }
 
     #[test]
