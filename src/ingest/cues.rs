@@ -399,10 +399,11 @@ impl Cues {
     /// that it only partly overlaps, and loses to none it holds whole (the longest phrase
     /// wins, as in plain text: "scrape` on" over the "scrape" inside the code).
     pub fn find_all(&self, text: &str) -> Vec<CueHit> {
-        let mut hits = self.find_plain(text);
+        let hits = self.find_plain(text);
         if !text.contains('`') {
             return hits;
         }
+        // Hits that cross code, from both views, each view's in order.
         let mut past_code: Vec<CueHit> = Vec::new();
         for mode in [CodeSpans::Transparent, CodeSpans::Skipped] {
             let view = CodeView::new(text, mode);
@@ -411,23 +412,42 @@ impl Cues {
             }
             for hit in self.find_plain(&view.text) {
                 let (start, end) = (view.origin[hit.start], view.origin[hit.end - 1] + 1);
-                let crosses_code = text.as_bytes()[start..end].contains(&b'`');
-                let overlaps = |h: &CueHit| h.start < end && start < h.end;
-                let held = |h: &CueHit| start <= h.start && h.end <= end;
-                if crosses_code
-                    && hits.iter().filter(|h| overlaps(h)).all(held)
-                    && !past_code.iter().any(overlaps)
-                {
+                if text.as_bytes()[start..end].contains(&b'`') {
                     past_code.push(CueHit { start, end, ..hit });
                 }
             }
         }
-        if !past_code.is_empty() {
-            hits.retain(|h| !past_code.iter().any(|p| p.start <= h.start && h.end <= p.end));
-            hits.extend(past_code);
-            hits.sort_by_key(|h| h.start);
+        if past_code.is_empty() {
+            return hits;
         }
-        hits
+        // Plain hits are sorted and non-overlapping, so their ends are sorted too: the ones
+        // a span overlaps are a run found by binary search.
+        let overlapped = |start: usize, end: usize| {
+            let first = hits.partition_point(|h| h.end <= start);
+            hits[first..].iter().take_while(move |h| h.start < end)
+        };
+        past_code.retain(|p| overlapped(p.start, p.end).all(|h| p.start <= h.start && h.end <= p.end));
+        // Of overlapping hits across code, the earlier (then the longer) one stays.
+        past_code.sort_by_key(|p| (p.start, std::cmp::Reverse(p.end)));
+        let mut kept: Vec<CueHit> = Vec::with_capacity(past_code.len());
+        for p in past_code {
+            if kept.last().is_none_or(|k| k.end <= p.start) {
+                kept.push(p);
+            }
+        }
+        // Merge: plain hits held by a kept hit give way to it.
+        let mut out = Vec::with_capacity(hits.len() + kept.len());
+        let mut kept = kept.into_iter().peekable();
+        for h in hits {
+            while let Some(k) = kept.next_if(|k| k.start <= h.start) {
+                out.push(k);
+            }
+            if out.last().is_none_or(|last: &CueHit| last.end <= h.start) {
+                out.push(h);
+            }
+        }
+        out.extend(kept);
+        out
     }
 
     fn find_plain(&self, text: &str) -> Vec<CueHit> {
@@ -443,6 +463,9 @@ impl Cues {
             .collect()
     }
 }
+
+/// The longest code span (in bytes, backticks included) a phrase may reach across.
+const MAX_SKIPPED_CODE: usize = 80;
 
 /// How [`CodeView`] treats an inline code span (`` `…` `` on one line).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -487,6 +510,9 @@ impl CodeView {
                 view.copy(text, copied, open);
                 match mode {
                     CodeSpans::Transparent => view.copy(text, open + 1, close),
+                    // A long span is no command inside a sentence: kept, so no phrase
+                    // reaches across it (and no cue holds a page of code).
+                    CodeSpans::Skipped if close - open > MAX_SKIPPED_CODE => view.copy(text, open, close + 1),
                     CodeSpans::Skipped => {
                         // One space stands where the span and its surrounding spaces were.
                         if view.text.ends_with(' ') && bytes.get(close + 1) == Some(&b' ') {
@@ -622,6 +648,14 @@ mod tests {
         assert!(found("lone ` scrape on").iter().all(|(s, ..)| s == "scrape on"));
         // Multi-byte text around code keeps its offsets.
         assert_eq!(found("Café: ran `scrape` on — dojo"), vec![testing("scrape` on")]);
+        // A long span is no command in a sentence: no phrase reaches across it.
+        let long = format!("tested `{}` on dojo", "x ".repeat(50));
+        assert!(found(&long).is_empty(), "{:?}", found(&long));
+        // Many spans in one text: every hit found once, in order.
+        let many = "Ran `patina scrape` on dojo; tested `--release` on SDL. ".repeat(2000);
+        let hits = cues.find_all(&many);
+        assert_eq!(hits.len(), 4000);
+        assert!(hits.windows(2).all(|w| w[0].end <= w[1].start));
     }
 
     #[test]

@@ -101,7 +101,8 @@ fn date_prefix(s: &str) -> Option<String> {
 fn iso_date(s: &str) -> Option<String> {
     let s = s.trim();
     let b = s.as_bytes();
-    if b.len() >= 10 && b[4] == b'-' && b[7] == b'-' { valid_date(&s[0..4], &s[5..7], &s[8..10]) } else { None }
+    // Checked slicing: a hostile header may put a multi-byte char where a digit belongs.
+    if b.len() >= 10 && b[4] == b'-' && b[7] == b'-' { valid_date(s.get(0..4)?, s.get(5..7)?, s.get(8..10)?) } else { None }
 }
 
 fn valid_date(y: &str, m: &str, d: &str) -> Option<String> {
@@ -112,6 +113,14 @@ fn valid_date(y: &str, m: &str, d: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_date_with_a_multi_byte_char_where_a_digit_belongs_is_no_date() {
+        assert_eq!(iso_date("2025-08-1é3T13:26:13Z"), None);
+        assert_eq!(iso_date("2025-0é-13"), None);
+        assert_eq!(iso_date("2é25-08-13"), None);
+        assert_eq!(iso_date("2025-08-13T13:26:13Z").as_deref(), Some("2025-08-13"));
+    }
 
     #[test]
     fn header_format() {
