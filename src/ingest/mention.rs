@@ -1058,7 +1058,10 @@ mod tests {
         assert_eq!(ending("Switched from duckdb to SQLite."), vec![("duckdb".into(), "switched from".into())]);
         assert_eq!(ending("Migrated from duckdb to SQLite"), vec![("duckdb".into(), "migrated from".into())]);
         assert_eq!(ending("Deleted the dagger adapter"), vec![("dagger".into(), "deleted".into())]);
-        assert_eq!(ending("duckdb is no longer a dependency"), vec![("duckdb".into(), "is no longer a dependency".into())]);
+        assert_eq!(
+            ending("duckdb is no longer a dependency"),
+            vec![("duckdb".into(), "is no longer a dependency".into())]
+        );
         assert!(ending("Migrated from SQLite to duckdb").is_empty());
         assert!(ending("Migrated from duckdb 0.9 to 1.1").is_empty());
         assert!(ending("Removed dead code from the dagger module").is_empty());
@@ -1118,7 +1121,10 @@ mod tests {
         assert_eq!(strong_testing("- dagger failed with a stack overflow."), ["dagger"]);
         // Inline code does not hide the phrase around it: a command run on repos, a
         // command that does not work on one.
-        assert_eq!(strong_testing("- Ran `patina scrape` on SDL, and on duckdb and dagger."), ["SDL", "duckdb", "dagger"]);
+        assert_eq!(
+            strong_testing("- Ran `patina scrape` on SDL, and on duckdb and dagger."),
+            ["SDL", "duckdb", "dagger"]
+        );
         assert_eq!(strong_testing("- Why doesn't `patina scry --all` work on duckdb?"), ["duckdb"]);
         // A fix made for repos: they were the test subjects; so are the repos the
         // project's tool ran on.

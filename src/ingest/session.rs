@@ -102,7 +102,11 @@ fn iso_date(s: &str) -> Option<String> {
     let s = s.trim();
     let b = s.as_bytes();
     // Checked slicing: a hostile header may put a multi-byte char where a digit belongs.
-    if b.len() >= 10 && b[4] == b'-' && b[7] == b'-' { valid_date(s.get(0..4)?, s.get(5..7)?, s.get(8..10)?) } else { None }
+    if b.len() >= 10 && b[4] == b'-' && b[7] == b'-' {
+        valid_date(s.get(0..4)?, s.get(5..7)?, s.get(8..10)?)
+    } else {
+        None
+    }
 }
 
 fn valid_date(y: &str, m: &str, d: &str) -> Option<String> {

@@ -951,7 +951,14 @@ mod tests {
                     _ => 0.1,
                 })
             };
-            route(Some("patina"), "mock the caller in dojo tests", &Mode::Graph, world, &RouteOptions::default(), content)
+            route(
+                Some("patina"),
+                "mock the caller in dojo tests",
+                &Mode::Graph,
+                world,
+                &RouteOptions::default(),
+                content,
+            )
         };
         let r = beside(0.3);
         assert_eq!(r.repos(), vec!["patina", "dojo", "starknet-foundry"], "{r:?}");
