@@ -411,7 +411,7 @@ impl Cues {
                 continue; // no code span
             }
             for hit in self.find_plain(&view.text) {
-                let (start, end) = (view.origin[hit.start], view.origin[hit.end - 1] + 1);
+                let (start, end) = (view.origin(hit.start), view.origin(hit.end - 1) + 1);
                 if text.as_bytes()[start..end].contains(&b'`') {
                     past_code.push(CueHit { start, end, ..hit });
                 }
@@ -481,14 +481,15 @@ enum CodeSpans {
 /// with no partner on its line.
 struct CodeView {
     text: String,
-    /// `origin[i]`: the byte of the original text that byte `i` of `text` copies.
-    origin: Vec<usize>,
+    /// The copied runs, in order: `(start in text, start in the original)`. One per code
+    /// span, not one per byte: a view of a large log costs its text, not eight times it.
+    runs: Vec<(usize, usize)>,
 }
 
 impl CodeView {
     fn new(text: &str, mode: CodeSpans) -> CodeView {
         let bytes = text.as_bytes();
-        let mut view = CodeView { text: String::with_capacity(text.len()), origin: Vec::with_capacity(text.len()) };
+        let mut view = CodeView { text: String::with_capacity(text.len()), runs: Vec::new() };
         let mut copied = 0; // bytes of `text` before this are in the view or dropped
         let mut line_start = 0;
         while line_start < bytes.len() {
@@ -533,8 +534,17 @@ impl CodeView {
 
     /// Appends `text[from..to]` (both on char boundaries: backticks and line ends are ASCII).
     fn copy(&mut self, text: &str, from: usize, to: usize) {
-        self.text.push_str(&text[from..to]);
-        self.origin.extend(from..to);
+        if from < to {
+            self.runs.push((self.text.len(), from));
+            self.text.push_str(&text[from..to]);
+        }
+    }
+
+    /// The byte of the original text that byte `i` of the view copies.
+    fn origin(&self, i: usize) -> usize {
+        let run = self.runs.partition_point(|&(at, _)| at <= i) - 1;
+        let (at, from) = self.runs[run];
+        from + (i - at)
     }
 }
 
