@@ -591,7 +591,7 @@ pub fn route(
                     let reason = format!(
                         "its content holds the query best of all repos (pre-score {raw_score:.3}; the best the graph admits: {max_raw:.3}; no edge from the project); {terms}"
                     );
-                    scored.push((score, r, reason, relevance, dominant));
+                    scored.push((score, r, reason, relevance, false));
                 }
                 _ => {
                     let score = UNCONNECTED_SHARE * relevance;
@@ -606,13 +606,8 @@ pub fn route(
     // relevant (the query names a tool, the answer is in the repo built around it).
     let slots = options.max_repos.saturating_sub(named.len());
     let mut taken = 0;
-    // The content-led repo (if it may be searched beside the named ones) keeps a slot
-    // until its turn comes.
-    let companion_ok =
-        |relevance: f64, dominant: bool| named.is_empty() || relevance >= options.named_companion_relevance || dominant;
-    let mut led_pending = content_led.as_ref().is_some_and(|(led, _)| {
-        scored.iter().any(|(_, r, _, relevance, dominant)| r == led && companion_ok(*relevance, *dominant))
-    });
+    // The content-led repo (never beside a named one) keeps a slot until its turn comes.
+    let mut led_pending = content_led.is_some();
     for (score, r, reason, relevance, dominant) in scored {
         let is_led = content_led.as_ref().is_some_and(|(led, _)| *led == r);
         if is_led {
@@ -622,7 +617,7 @@ pub fn route(
         // describes (whose entry, not only its content, speaks for it).
         let described_only = !best_edge.contains_key(r.as_str()) && !hops.contains_key(r.as_str()) && !is_led;
         let free = slots.saturating_sub(taken + usize::from(led_pending && !described_only));
-        if !companion_ok(relevance, dominant) {
+        if !named.is_empty() && relevance < options.named_companion_relevance && !dominant {
             skipped.push(Skipped {
                 repo: r,
                 reason: format!(
@@ -735,6 +730,29 @@ mod tests {
             Edge { edge_type: EdgeType::Domain, ..edge("opencode", EdgeType::Domain, 0.3) },
         ];
         (nodes, indexed, edges)
+    }
+
+    static NO_COSINES: BTreeMap<String, f64> = BTreeMap::new();
+    static NO_OTHER_NAMES: BTreeMap<String, Vec<String>> = BTreeMap::new();
+
+    /// A world with no second hop (beyond shared domains), no model and no other names.
+    fn plain_world<'a>(
+        nodes: &'a BTreeMap<String, NodeRegistered>,
+        indexed: &'a BTreeSet<String>,
+        edges: &'a [Edge],
+        evidence: &'a BTreeMap<String, Vec<String>>,
+        languages: &'a [String],
+    ) -> RouteWorld<'a> {
+        RouteWorld {
+            nodes,
+            indexed,
+            edges,
+            evidence,
+            second_hop: &[],
+            languages,
+            described: &NO_COSINES,
+            other_names: &NO_OTHER_NAMES,
+        }
     }
 
     fn route_of(query: &str) -> Route {
@@ -873,16 +891,7 @@ mod tests {
             [("scryer-prolog".to_string(), vec!["Embedded the Prolog interpreter for rule queries".to_string()])]
                 .into_iter()
                 .collect();
-        let world = RouteWorld {
-            nodes: &nodes,
-            indexed: &indexed,
-            edges: &edges,
-            evidence: &evidence,
-            second_hop: &[],
-            languages: &[],
-            described: &BTreeMap::new(),
-            other_names: &BTreeMap::new(),
-        };
+        let world = plain_world(&nodes, &indexed, &edges, &evidence, &[]);
         let content = |r: &str| Some(if r == "scryer-prolog" { 1.0 } else { 0.1 });
         let r = route(
             Some("patina"),
@@ -923,16 +932,7 @@ mod tests {
         .into_iter()
         .map(|(r, t)| (r.to_string(), vec![t.to_string()]))
         .collect();
-        let world = RouteWorld {
-            nodes: &nodes,
-            indexed: &indexed,
-            edges: &edges,
-            evidence: &evidence,
-            second_hop: &[],
-            languages: &[],
-            described: &BTreeMap::new(),
-            other_names: &BTreeMap::new(),
-        };
+        let world = plain_world(&nodes, &indexed, &edges, &evidence, &[]);
         // Equal content scores everywhere: only the evidence tells SDL apart.
         let r = route(Some("patina"), "parser symbols stress", &Mode::Graph, world, &RouteOptions::default(), |_| {
             Some(0.5)
@@ -967,16 +967,7 @@ mod tests {
         indexed.insert("starknet-foundry".to_string());
         let evidence = BTreeMap::new();
         let languages = vec!["rust".to_string(), "cairo".to_string(), "c".to_string()];
-        let world = RouteWorld {
-            nodes: &nodes,
-            indexed: &indexed,
-            edges: &edges,
-            evidence: &evidence,
-            second_hop: &[],
-            languages: &languages,
-            described: &BTreeMap::new(),
-            other_names: &BTreeMap::new(),
-        };
+        let world = plain_world(&nodes, &indexed, &edges, &evidence, &languages);
         // The content pre-score says the answer is in starknet-foundry.
         let strong = |r: &str| Some(if r == "starknet-foundry" { 1.0 } else { 0.2 });
         let r = route(
@@ -1041,16 +1032,7 @@ mod tests {
         nodes.insert(memista.id.clone(), memista);
         indexed.insert("memista".to_string());
         let evidence = BTreeMap::new();
-        let world = RouteWorld {
-            nodes: &nodes,
-            indexed: &indexed,
-            edges: &edges,
-            evidence: &evidence,
-            second_hop: &[],
-            languages: &[],
-            described: &BTreeMap::new(),
-            other_names: &BTreeMap::new(),
-        };
+        let world = plain_world(&nodes, &indexed, &edges, &evidence, &[]);
         let run = |query: &str, best: f64| {
             let content = move |r: &str| {
                 Some(match r {
