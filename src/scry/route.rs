@@ -1066,6 +1066,50 @@ mod tests {
         assert!(!r.repos().contains(&"memista".to_string()), "{r:?}");
     }
 
+    proptest::proptest! {
+        /// Whatever the content scores: the local project first, at most four others,
+        /// every indexed repo either searched or skipped with a reason, at most one repo
+        /// admitted by its content alone (the best of all by content), and the same route
+        /// twice.
+        #[test]
+        fn route_invariants_hold_for_any_content_scores(
+            scores in proptest::collection::vec(0.0f64..1.0, 7),
+            query in proptest::sample::select(vec![
+                "embeddings joined to chunk rows by id",
+                "Prolog interpreter in Rust",
+                "how does dojo handle ECS world storage",
+                "audio resampling",
+            ]),
+        ) {
+            let (mut nodes, mut indexed, edges) = world();
+            let memista = node("memista", &[], "USearch and SQLite memory service", &[]);
+            nodes.insert(memista.id.clone(), memista);
+            indexed.insert("memista".to_string());
+            let evidence = BTreeMap::new();
+            let world = plain_world(&nodes, &indexed, &edges, &evidence, &[]);
+            let repos: Vec<String> = indexed.iter().cloned().collect();
+            let content = |r: &str| repos.iter().position(|x| x == r).map(|i| scores[i]);
+            let r = route(Some("patina"), query, &Mode::Graph, world, &RouteOptions::default(), content);
+            proptest::prop_assert_eq!(r.searched[0].repo.as_str(), "patina");
+            proptest::prop_assert!(r.searched.len() <= 5, "{:?}", r);
+            for repo in &indexed {
+                let seen = r.searched.iter().filter(|s| &s.repo == repo).count()
+                    + r.skipped.iter().filter(|s| &s.repo == repo).count();
+                proptest::prop_assert_eq!(seen, 1, "{} in {:?}", repo, r);
+            }
+            let led: Vec<&Routed> =
+                r.searched.iter().filter(|s| s.reason.starts_with("its content holds the query best")).collect();
+            proptest::prop_assert!(led.len() <= 1, "{:?}", r);
+            if let Some(led) = led.first() {
+                proptest::prop_assert_eq!(led.prior, CONTENT_LED_PRIOR);
+                let best = repos.iter().filter(|x| x.as_str() != "patina").map(|x| content(x).unwrap()).fold(0.0, f64::max);
+                proptest::prop_assert_eq!(content(&led.repo).unwrap(), best);
+            }
+            let again = route(Some("patina"), query, &Mode::Graph, world, &RouteOptions::default(), content);
+            proptest::prop_assert_eq!(r, again);
+        }
+    }
+
     #[test]
     fn routing_words_are_the_index_terms() {
         assert_eq!(words("How does the parser handle games?"), crate::search::text::query_terms("parser games"));
