@@ -755,6 +755,15 @@ mod tests {
         }
     }
 
+    /// [`world`] plus memista: indexed, no edge, no domain, an entry of its own words.
+    fn world_with_memista() -> (BTreeMap<String, NodeRegistered>, BTreeSet<String>, Vec<Edge>) {
+        let (mut nodes, mut indexed, edges) = world();
+        let memista = node("memista", &[], "USearch and SQLite memory service", &[]);
+        nodes.insert(memista.id.clone(), memista);
+        indexed.insert("memista".to_string());
+        (nodes, indexed, edges)
+    }
+
     fn route_of(query: &str) -> Route {
         route_described(query, &BTreeMap::new())
     }
@@ -1027,10 +1036,7 @@ mod tests {
     fn the_repo_whose_content_holds_the_query_best_is_searched_without_an_edge() {
         // memista has no edge, shares no domain and its entry shares no word with the
         // query; only its content says the answer is there.
-        let (mut nodes, mut indexed, edges) = world();
-        let memista = node("memista", &[], "USearch and SQLite memory service", &[]);
-        nodes.insert(memista.id.clone(), memista);
-        indexed.insert("memista".to_string());
+        let (nodes, indexed, edges) = world_with_memista();
         let evidence = BTreeMap::new();
         let world = plain_world(&nodes, &indexed, &edges, &evidence, &[]);
         let run = |query: &str, best: f64| {
@@ -1081,10 +1087,7 @@ mod tests {
                 "audio resampling",
             ]),
         ) {
-            let (mut nodes, mut indexed, edges) = world();
-            let memista = node("memista", &[], "USearch and SQLite memory service", &[]);
-            nodes.insert(memista.id.clone(), memista);
-            indexed.insert("memista".to_string());
+            let (nodes, indexed, edges) = world_with_memista();
             let evidence = BTreeMap::new();
             let world = plain_world(&nodes, &indexed, &edges, &evidence, &[]);
             let repos: Vec<String> = indexed.iter().cloned().collect();
