@@ -510,7 +510,9 @@ struct MentionLabel {
 
 /// The cues of every mention of the fit part's logs, by (file, line, repo, nth), ingested
 /// with phrases alone or with exemplars too.
-fn fit_mention_cues(model: Option<&Path>) -> std::collections::HashMap<(String, u64, String, usize), (String, bool)> {
+fn fit_mention_cues(
+    model: Option<&Path>,
+) -> std::collections::HashMap<(String, u64, String, usize), (String, bool, String, String)> {
     let (home, _) = real_logs_home(|name| PARTS[0].1.iter().any(|p| name.starts_with(p)), model);
     let mut seen: std::collections::HashMap<(String, u64, String), usize> = Default::default();
     let mut out = std::collections::HashMap::new();
@@ -520,8 +522,12 @@ fn fit_mention_cues(model: Option<&Path>) -> std::collections::HashMap<(String, 
         let repo = m["payload"]["repo"].as_str().unwrap().to_string();
         let nth = seen.entry((file.clone(), line, repo.clone())).or_default();
         *nth += 1;
-        let cue =
-            (m["payload"]["cue_class"].as_str().unwrap().to_string(), m["payload"]["strong_cue"].as_bool().unwrap());
+        let cue = (
+            m["payload"]["cue_class"].as_str().unwrap().to_string(),
+            m["payload"]["strong_cue"].as_bool().unwrap(),
+            m["payload"]["cue"].as_str().unwrap_or_default().to_string(),
+            m["payload"]["sentence"].as_str().unwrap_or_default().to_string(),
+        );
         out.insert((file, line, repo, *nth), cue);
     }
     out
@@ -557,10 +563,18 @@ fn fit_mention_cues_against_blind_labels() {
             let mut clear = 0;
             let mut found = 0;
             for l in &labels {
-                let (c, s) = cues.get(&(l.file.clone(), l.line, l.repo.clone(), l.nth)).expect("labelled mention");
+                let (c, s, cue, sentence) =
+                    cues.get(&(l.file.clone(), l.line, l.repo.clone(), l.nth)).expect("labelled mention");
                 if c == class && *s {
                     strong += 1;
                     right += usize::from(l.class == class);
+                    // The fit part's wrong strong cues, to choose vocabulary and exemplars on.
+                    if std::env::var_os("PATINA_CUE_DETAILS").is_some() && (l.class != class || class == "learning") {
+                        println!(
+                            "  wrong {class} (label {}): {}:{} {} cue {cue:?}: {}",
+                            l.class, l.file, l.line, l.repo, sentence
+                        );
+                    }
                 }
                 if c == class {
                     any += 1;
@@ -569,6 +583,12 @@ fn fit_mention_cues_against_blind_labels() {
                 if l.class == class && l.strength == "clear" {
                     clear += 1;
                     found += usize::from(c == class && *s);
+                    if !(c == class && *s) && std::env::var_os("PATINA_CUE_DETAILS").is_some() {
+                        println!(
+                            "  missed clear {class} (got {c} strong {s} {cue:?}): {}:{} {}: {}",
+                            l.file, l.line, l.repo, sentence
+                        );
+                    }
                 }
             }
             println!("| {name} | {class} | {right}/{strong} | {any_right}/{any} | {found}/{clear} |");
@@ -884,8 +904,10 @@ fn old_names_and_owner_name_links_of_registered_repos_make_their_edges() {
 /// Issue 13 on the real logs: the items under "**Testing Results:**" (20250907-150518,
 /// lines 64–66) carry the lead-in's testing cue; "Discovered stack overflow when parsing
 /// SDL repository" (20250901-164140:34) is a failure, i.e. testing; so is a fix made for a
-/// repo (20250904-171009:10), and an inline list inherits its colon's words
-/// (20250910-055853:88).
+/// repo and tested on it (20250904-171009:10), and an inline list inherits its colon's words
+/// (20250910-055853:88); a testing verb with its object before the repo is a testing cue
+/// (20250905-111908:34), and a learning verb over five repos a sweep of test subjects
+/// (20250909-142825:32).
 #[test]
 fn real_list_items_inherit_their_lead_in_and_failures_are_tests() {
     let home = real_world();
@@ -902,8 +924,19 @@ fn real_list_items_inherit_their_lead_in_and_failures_are_tests() {
     let (class, cue) = at("20250910-055853.md:88", "duckdb");
     assert_eq!(class, "testing");
     assert!(cue.contains("(inline lead-in \"Validation metrics prove"), "{cue}");
-    // A fix made for a repo: "a critical fix for the C parser's stack overflow issue … SDL".
-    assert_eq!(at("20250904-171009.md:10", "SDL"), ("testing".into(), "fix for".into()));
+    // A fix made for a repo, tested on it: "a critical fix for the C parser's stack
+    // overflow issue … successfully testing it on SDL's 84k+ symbols" (the nearer cue, a
+    // gapped phrase, decides).
+    assert_eq!(at("20250904-171009.md:10", "SDL"), ("testing".into(), "testing it on".into()));
+    // A testing verb, its object, then the repo: "Successfully tested ask command on SDL repo".
+    assert_eq!(at("20250905-111908.md:34", "SDL"), ("testing".into(), "tested ask command on".into()));
+    // A learning verb over five repos is a sweep of test subjects: "Analyzed actual database
+    // contents from SDL, DuckDB, Dagger, Dust, Dojo repos".
+    for repo in ["SDL", "duckdb", "dagger", "dojo"] {
+        let (class, cue) = at("20250909-142825.md:32", repo);
+        assert_eq!(class, "testing", "{repo}");
+        assert!(cue.contains("repos on one line: a sweep of test subjects"), "{cue}");
+    }
 }
 
 /// A registry where `n` nodes (every third a project) share the domain `rust`, and the

@@ -47,6 +47,10 @@ struct RawClass {
     compounds: Vec<String>,
     #[serde(default)]
     owners: Vec<String>,
+    #[serde(default)]
+    gapped_verbs: Vec<String>,
+    #[serde(default)]
+    gapped_prepositions: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -93,6 +97,7 @@ struct RawAmbiguous {
 #[serde(deny_unknown_fields)]
 struct RawBulk {
     min_distinct_nodes: Option<usize>,
+    subjects_min_distinct_nodes: Option<usize>,
 }
 
 /// A compiled cue vocabulary.
@@ -104,6 +109,8 @@ pub struct Cues {
     classes: Vec<(CueClass, bool)>,
     /// Whether each phrase ends in a preposition, by pattern index.
     forward: Vec<bool>,
+    /// Gapped phrases: a verb, a few words, a preposition ("tested the parser on").
+    gapped: Vec<GappedPhrases>,
     /// Lead-in words of headings and list or table lead-ins, and their classes.
     lead_in: AhoCorasick,
     lead_in_classes: Vec<CueClass>,
@@ -125,6 +132,9 @@ pub struct Cues {
     /// Lower-cased ambiguous ids and aliases.
     pub ambiguous: Vec<String>,
     pub bulk_min_distinct_nodes: usize,
+    /// A line naming at least this many distinct nodes (fewer than a bulk line) with a
+    /// learning cue of its own is a sweep over test subjects (`mention::sweep_of_subjects`).
+    pub subjects_min_distinct_nodes: usize,
     /// A hash of the whole vocabulary, and of the exemplars and model when attached
     /// (part of the ingest cache key).
     pub fingerprint: [u8; 32],
@@ -135,6 +145,21 @@ pub struct Cues {
 
 /// The longest owner word [`Cues::owner_before`] compares, besides the project id in it.
 const MAX_OWNER_BYTES: usize = 96;
+
+/// The gapped phrases of one class: one of `verbs`, then one to [`MAX_GAP_WORDS`] words
+/// (no preposition, no punctuation ending a clause), then one of `prepositions`. A strong
+/// cue that points forward: "tested the refactored parser on A", "ran `patina scrape` on
+/// B". The contiguous forms ("tested on") are plain phrases.
+#[derive(Debug, Clone)]
+struct GappedPhrases {
+    class: CueClass,
+    verbs: AhoCorasick,
+    /// Lower-cased.
+    prepositions: Vec<String>,
+}
+
+/// The most words a gapped phrase holds between its verb and its preposition.
+const MAX_GAP_WORDS: usize = 4;
 
 /// One cue found in a text: byte span and class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,6 +196,8 @@ impl Cues {
                 into.repo_flag_commands.extend(from.repo_flag_commands);
                 into.compounds.extend(from.compounds);
                 into.owners.extend(from.owners);
+                into.gapped_verbs.extend(from.gapped_verbs);
+                into.gapped_prepositions.extend(from.gapped_prepositions);
             }
             merged.lead_in.testing.extend(raw.lead_in.testing);
             merged.lead_in.learning.extend(raw.lead_in.learning);
@@ -184,6 +211,9 @@ impl Cues {
             merged.ambiguous.ids.extend(raw.ambiguous.ids);
             if raw.bulk.min_distinct_nodes.is_some() {
                 merged.bulk.min_distinct_nodes = raw.bulk.min_distinct_nodes;
+            }
+            if raw.bulk.subjects_min_distinct_nodes.is_some() {
+                merged.bulk.subjects_min_distinct_nodes = raw.bulk.subjects_min_distinct_nodes;
             }
         }
         let mut phrases = Vec::new();
@@ -243,6 +273,24 @@ impl Cues {
             v.dedup();
             v
         };
+        let mut gapped = Vec::new();
+        for (class, raw) in [
+            (CueClass::Testing, &merged.testing),
+            (CueClass::Learning, &merged.learning),
+            (CueClass::Using, &merged.using),
+        ] {
+            let verbs: Vec<String> = lower(raw.gapped_verbs.clone());
+            let prepositions: Vec<String> = lower(raw.gapped_prepositions.clone());
+            if verbs.is_empty() || prepositions.is_empty() {
+                continue;
+            }
+            let verbs = AhoCorasickBuilder::new()
+                .ascii_case_insensitive(true)
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(&verbs)
+                .map_err(|e| format!("gapped verbs: {e}"))?;
+            gapped.push(GappedPhrases { class, verbs, prepositions });
+        }
         let mut compounds: Vec<(String, CueClass)> = Vec::new();
         let mut owners: Vec<(String, CueClass)> = Vec::new();
         for (class, raw) in [
@@ -263,6 +311,7 @@ impl Cues {
             automaton,
             classes,
             forward,
+            gapped,
             lead_in,
             lead_in_classes,
             ending_before: longest_first(merged.ending.before),
@@ -276,6 +325,7 @@ impl Cues {
             repo_path_segments: lower(merged.context.repo_path_segments),
             ambiguous: lower(merged.ambiguous.ids),
             bulk_min_distinct_nodes: merged.bulk.min_distinct_nodes.unwrap_or(6).max(2),
+            subjects_min_distinct_nodes: merged.bulk.subjects_min_distinct_nodes.unwrap_or(3).max(2),
             fingerprint: *fingerprint.finalize().as_bytes(),
             exemplar_model: None,
         })
@@ -452,7 +502,8 @@ impl Cues {
 
     fn find_plain(&self, text: &str) -> Vec<CueHit> {
         let bytes = text.as_bytes();
-        self.automaton
+        let hits: Vec<CueHit> = self
+            .automaton
             .find_iter(text)
             .filter(|m| is_word_boundary(bytes, m.start(), m.end()) && !in_file_name(bytes, m.start(), m.end()))
             .map(|m| {
@@ -460,7 +511,81 @@ impl Cues {
                 let points_forward = self.forward[m.pattern().as_usize()];
                 CueHit { start: m.start(), end: m.end(), class, strong, points_forward }
             })
-            .collect()
+            .collect();
+        let gapped = self.find_gapped(text);
+        if gapped.is_empty() {
+            return hits;
+        }
+        // A gapped phrase holds the phrases inside it ("tested the scrape on": not
+        // "scrape"); one that only partly overlaps a phrase gives way to it.
+        let overlapped = |start: usize, end: usize| {
+            let first = hits.partition_point(|h| h.end <= start);
+            hits[first..].iter().take_while(move |h| h.start < end)
+        };
+        let gapped: Vec<CueHit> = gapped
+            .into_iter()
+            .filter(|g| overlapped(g.start, g.end).all(|h| g.start <= h.start && h.end <= g.end))
+            .collect();
+        let mut out = Vec::with_capacity(hits.len() + gapped.len());
+        let mut gapped = gapped.into_iter().peekable();
+        for h in hits {
+            while let Some(g) = gapped.next_if(|g| g.start <= h.start) {
+                out.push(g);
+            }
+            if out.last().is_none_or(|last: &CueHit| last.end <= h.start) {
+                out.push(h);
+            }
+        }
+        out.extend(gapped);
+        out
+    }
+
+    /// The gapped phrases in `text`, in order and non-overlapping (the earlier wins).
+    fn find_gapped(&self, text: &str) -> Vec<CueHit> {
+        let bytes = text.as_bytes();
+        let mut found = Vec::new();
+        for rule in &self.gapped {
+            for m in rule.verbs.find_iter(text) {
+                if !is_word_boundary(bytes, m.start(), m.end()) || in_file_name(bytes, m.start(), m.end()) {
+                    continue;
+                }
+                let mut pos = m.end();
+                for gap in 0..=MAX_GAP_WORDS {
+                    let spaces = bytes[pos..].iter().take_while(|b| matches!(b, b' ' | b'\t')).count();
+                    let start = pos + spaces;
+                    let len = bytes[start..].iter().take_while(|b| !b.is_ascii_whitespace()).count();
+                    if spaces == 0 || len == 0 {
+                        break;
+                    }
+                    let word = &text[start..start + len];
+                    let lower = word.to_ascii_lowercase();
+                    if gap > 0 && rule.prepositions.contains(&lower) {
+                        found.push(CueHit {
+                            start: m.start(),
+                            end: start + len,
+                            class: rule.class,
+                            strong: true,
+                            points_forward: true,
+                        });
+                        break;
+                    }
+                    // The gap is the verb's object: no preposition, no end of a clause.
+                    let ends_clause = word.ends_with(['.', ',', ';', ':', '!', '?', ')']) || word.contains('|');
+                    if gap == MAX_GAP_WORDS || ends_clause || PREPOSITIONS.contains(&lower.as_str()) {
+                        break;
+                    }
+                    pos = start + len;
+                }
+            }
+        }
+        found.sort_by_key(|h| (h.start, std::cmp::Reverse(h.end)));
+        let mut kept: Vec<CueHit> = Vec::with_capacity(found.len());
+        for h in found {
+            if kept.last().is_none_or(|k| k.end <= h.start) {
+                kept.push(h);
+            }
+        }
+        kept
     }
 }
 
@@ -643,7 +768,8 @@ mod tests {
             cues.find_all(text).iter().map(|h| (text[h.start..h.end].to_string(), h.class, h.strong)).collect()
         };
         let testing = |s: &str| (s.to_string(), CueClass::Testing, true);
-        assert_eq!(found("Ran `patina scrape` on turso, and on cuti."), vec![testing("scrape` on")]);
+        // The gapped phrase "ran … on" holds the phrase "scrape on" across the code.
+        assert_eq!(found("Ran `patina scrape` on turso, and on cuti."), vec![testing("Ran `patina scrape` on")]);
         assert_eq!(
             found("Why doesn't `patina scry --repo x` work on openclaw?"),
             vec![testing("doesn't `patina scry --repo x` work on")]
@@ -657,7 +783,7 @@ mod tests {
         assert_eq!(found("a `` scrape `` on dojo"), vec![("scrape".into(), CueClass::Testing, false)]);
         assert!(found("lone ` scrape on").iter().all(|(s, ..)| s == "scrape on"));
         // Multi-byte text around code keeps its offsets.
-        assert_eq!(found("Café: ran `scrape` on — dojo"), vec![testing("scrape` on")]);
+        assert_eq!(found("Café: ran `scrape` on — dojo"), vec![testing("ran `scrape` on")]);
         // A long span is no command in a sentence: no phrase reaches across it.
         let long = format!("tested `{}` on dojo", "x ".repeat(50));
         assert!(found(&long).is_empty(), "{:?}", found(&long));
@@ -666,6 +792,32 @@ mod tests {
         let hits = cues.find_all(&many);
         assert_eq!(hits.len(), 4000);
         assert!(hits.windows(2).all(|w| w[0].end <= w[1].start));
+    }
+
+    #[test]
+    fn a_testing_verb_and_a_preposition_with_its_object_between_are_one_phrase() {
+        let cues = Cues::load(&[]).unwrap();
+        let found = |text: &str| -> Vec<(String, CueClass, bool, bool)> {
+            cues.find_all(text)
+                .iter()
+                .map(|h| (text[h.start..h.end].to_string(), h.class, h.strong, h.points_forward))
+                .collect()
+        };
+        let gapped = |s: &str| vec![(s.to_string(), CueClass::Testing, true, true)];
+        assert_eq!(found("Tested the refactored parser on dojo"), gapped("Tested the refactored parser on"));
+        assert_eq!(found("Successfully tested ask command on SDL repo"), gapped("tested ask command on"));
+        assert_eq!(found("benchmarked retrieval against loro"), gapped("benchmarked retrieval against"));
+        // Holds the phrases inside it: "scrape" is the verb's object here.
+        assert_eq!(found("ran the scrape on dust"), gapped("ran the scrape on"));
+        // The contiguous form is the plain phrase.
+        assert_eq!(found("tested on dojo"), gapped("tested on"));
+        // Not "with" (the tool, not the subject), not past a preposition, the end of a
+        // clause or four words.
+        assert!(found("tested the pipeline with Dagger").is_empty());
+        assert!(found("tested five of the parsers on SDL").is_empty());
+        assert!(found("we tested it, then on dojo").is_empty());
+        assert!(found("tested the one big new thing on SDL").is_empty());
+        assert!(found("attested nothing on SDL").is_empty());
     }
 
     #[test]

@@ -15,7 +15,8 @@
 //!   one of the vocabulary's `repo_flag_commands` (`scrape`, `bench`, …);
 //! - an *ambiguous* id (an ordinary word in these logs) needs repo context or a cue;
 //! - a line naming many distinct nodes (a bulk list, a stats table) records its
-//!   mentions without cues;
+//!   mentions without cues; one naming several with a learning cue of its own is a sweep
+//!   over test subjects: the cue counts as testing ([`sweep_of_subjects`]);
 //! - a list item or table row with no strong cue of its own inherits the cue of its
 //!   block's lead-in (the heading, bold label or `…:` line right above the list or
 //!   table, or the parent item of a nested list), unless the block names many nodes
@@ -141,6 +142,28 @@ pub struct FoundMention {
     /// The cue is bound to the mention's own noun phrase (a compound noun after it, an
     /// owner possessive before it): the closest binding there is, so exemplars leave it.
     pub bound: bool,
+    /// The cue was inherited from a lead-in (a list's, a table's or an inline list's).
+    pub inherited: bool,
+}
+
+/// A line naming several repos with a learning cue of its own is a sweep over test
+/// subjects: the cue counts as testing ("Analyzed the database contents from SDL, DuckDB,
+/// Dagger, Dust, Dojo repos"). One learns from a repo or two; one runs a tool over many.
+/// A cue bound to the mention (an owner, a compound noun), one inherited from a lead-in
+/// ("Prior art: A, B, C") and bulk lines are left alone. Applied to phrase cues here and
+/// to the exemplars' decisions in ingest. See `subjects_min_distinct_nodes` in
+/// `rules/cues.toml`.
+pub fn sweep_of_subjects(mention: &mut FoundMention, cues: &Cues) {
+    let n = mention.co_mentions as usize;
+    if mention.cue_class == CueClass::Learning
+        && !mention.bound
+        && !mention.inherited
+        && n >= cues.subjects_min_distinct_nodes
+        && n < cues.bulk_min_distinct_nodes
+    {
+        mention.cue_class = CueClass::Testing;
+        mention.cue = format!("{} ({n} repos on one line: a sweep of test subjects)", mention.cue);
+    }
 }
 
 /// The lead-in of a list or table block.
@@ -237,6 +260,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         for c in line {
             let (s_start, s_end) = sentence_bounds(&breaks, line_start, line_stop, c.start, c.end);
             let mut bound = false;
+            let mut inherited = false;
             let (mut cue, mut strong) = match &c.flag_cue {
                 Some(flag) => (Some((CueClass::Testing, flag.clone())), true),
                 None => match cue_hits.nearest(s_start, s_end, c.start, c.end) {
@@ -271,6 +295,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                     cue = Some(lead);
                     strong = true;
                     bound = false;
+                    inherited = true;
                 }
             }
             if c.ambiguous && !c.repo_context && !strong {
@@ -292,6 +317,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 cue = Some(lead);
                 strong = true;
                 bound = false;
+                inherited = true;
             }
             nodes_on_line.insert(c.node);
             let (cue_class, cue) = cue.unwrap_or((CueClass::Plain, String::new()));
@@ -307,6 +333,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 co_mentions: 0,
                 lead_in: lead_in.map(|l| l.label),
                 bound,
+                inherited,
             });
         }
         let distinct = nodes_on_line.len() as u32;
@@ -317,6 +344,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 mention.cue.clear();
                 mention.strong_cue = false;
             }
+            sweep_of_subjects(&mut mention, cues);
             out.push(mention);
         }
         i = j;
@@ -1022,6 +1050,29 @@ mod tests {
         let found = extract(text, &matcher, &cues, Some("patina"));
         assert_eq!(found.len(), 7);
         assert!(found.iter().all(|m| m.cue_class == CueClass::Plain && m.co_mentions == 7));
+    }
+
+    #[test]
+    fn a_learning_cue_over_several_repos_is_a_sweep_of_test_subjects() {
+        let (matcher, cues) = world();
+        let cue_of = |text: &str| -> Vec<(String, CueClass, String)> {
+            extract(text, &matcher, &cues, Some("patina"))
+                .into_iter()
+                .map(|m| (matcher.node_id(m.node).to_string(), m.cue_class, m.cue))
+                .collect()
+        };
+        let found = cue_of("Analyzed the database contents from SDL, duckdb and dagger repos");
+        assert!(found.iter().all(|(_, class, cue)| *class == CueClass::Testing
+            && cue == "Analyzed (3 repos on one line: a sweep of test subjects)"));
+        assert_eq!(found.len(), 3);
+        // One or two repos: studied, not swept.
+        assert!(cue_of("Analyzed rqlite and dagger codebases").iter().all(|(_, c, _)| *c == CueClass::Learning));
+        assert!(cue_of("Analyzed SDL and dagger").iter().all(|(_, c, _)| *c == CueClass::Learning));
+        // A cue inherited from a lead-in stays: the list is of what was studied.
+        let found = cue_of("Studied for the design:\n- SDL, duckdb, dagger: their plugin loading\n");
+        assert!(found.iter().all(|(_, c, _)| *c == CueClass::Learning), "{found:?}");
+        // A testing or using cue over several repos is left as it is.
+        assert!(cue_of("Tested on SDL, duckdb and dagger").iter().all(|(_, c, _)| *c == CueClass::Testing));
     }
 
     #[test]

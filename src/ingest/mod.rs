@@ -37,7 +37,7 @@ use cues::Cues;
 use mention::NodeMatcher;
 
 /// Bump when extraction changes, so cached files are read again.
-const EXTRACTOR_VERSION: &[u8] = b"ingest-v8";
+const EXTRACTOR_VERSION: &[u8] = b"ingest-v9";
 
 const INGEST_FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("ingest_files");
 
@@ -592,7 +592,7 @@ fn session_events(
     let meta = session::meta(file, text);
     let mut mentions = mention::extract(text, &world.matcher, &world.cues, Some(project));
     if let Some(model) = &world.cues.exemplar_model {
-        classify_by_exemplars(model, path, &mut mentions, world.cues.bulk_min_distinct_nodes, report);
+        classify_by_exemplars(model, path, &mut mentions, &world.cues, report);
     }
     mentions
         .into_iter()
@@ -629,9 +629,10 @@ fn classify_by_exemplars(
     model: &exemplars::ExemplarModel,
     path: &str,
     mentions: &mut [mention::FoundMention],
-    bulk: usize,
+    cues: &cues::Cues,
     report: &mut IngestReport,
 ) {
+    let bulk = cues.bulk_min_distinct_nodes;
     let mut distinct: Vec<String> = Vec::new();
     let mut slot: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let mut open: Vec<(usize, usize)> = Vec::new();
@@ -670,6 +671,7 @@ fn classify_by_exemplars(
                 m.cue_class = decision.class;
                 m.cue = decision.describe();
                 m.strong_cue = true;
+                mention::sweep_of_subjects(m, cues);
                 report.exemplar_cues += 1;
             }
         }
@@ -786,6 +788,7 @@ mod tests {
             co_mentions: 1,
             lead_in: None,
             bound: false,
+            inherited: false,
         }
     }
 
@@ -809,7 +812,7 @@ mod tests {
             })
             .collect();
         let mut report = IngestReport::default();
-        classify_by_exemplars(&model, "big.md", &mut mentions, 6, &mut report);
+        classify_by_exemplars(&model, "big.md", &mut mentions, &cues::Cues::load(&[]).unwrap(), &mut report);
         assert_eq!(*seen.lock().unwrap(), n_exemplars + MAX_EXEMPLAR_TEXTS_PER_FILE);
         assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);
         assert!(
@@ -827,7 +830,7 @@ mod tests {
         let mut report = IngestReport { exemplar_model: Some("broken".into()), ..IngestReport::default() };
         for file in ["a.md", "b.md"] {
             let mut mentions = vec![mention("Ran the extractor over dojo: 1,000 symbols.".into())];
-            classify_by_exemplars(&model, file, &mut mentions, 6, &mut report);
+            classify_by_exemplars(&model, file, &mut mentions, &cues::Cues::load(&[]).unwrap(), &mut report);
             assert_eq!((mentions[0].cue_class, mentions[0].strong_cue), (CueClass::Plain, false));
         }
         assert_eq!(report.warnings.len(), 1, "{:?}", report.warnings);

@@ -249,15 +249,22 @@ impl Searcher {
     /// CORI beliefs (see [`select`]) of `query` in each of `repos`, in order. A repo whose
     /// index cannot be opened is left out (the search itself reports it).
     pub fn select(&mut self, repos: &[String], query: &str) -> Vec<(String, f64)> {
+        let stats = self.term_stats(repos, query);
+        let refs: Vec<(&str, &text::TermStats)> = stats.iter().map(|(r, s)| (r.as_str(), s)).collect();
+        select::cori(&refs).into_iter().map(|(r, b)| (r.to_string(), b)).collect()
+    }
+
+    /// The collection statistics of `query`'s analysed terms in each of `repos`, in
+    /// order. A repo whose index cannot be opened is left out.
+    pub fn term_stats(&mut self, repos: &[String], query: &str) -> Vec<(String, text::TermStats)> {
         let terms = text::query_terms(query);
         let mut stats = Vec::new();
         for repo in repos {
             if let Ok(s) = self.generation(repo).and_then(|g| g.term_stats(&terms)) {
-                stats.push((repo.as_str(), s));
+                stats.push((repo.clone(), s));
             }
         }
-        let refs: Vec<(&str, &text::TermStats)> = stats.iter().map(|(r, s)| (*r, s)).collect();
-        select::cori(&refs).into_iter().map(|(r, b)| (r.to_string(), b)).collect()
+        stats
     }
 
     /// Both channels over every requested repo, each with prior 1.
