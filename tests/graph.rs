@@ -930,6 +930,11 @@ fn real_list_items_inherit_their_lead_in_and_failures_are_tests() {
     assert_eq!(at("20250904-171009.md:10", "SDL"), ("testing".into(), "testing it on".into()));
     // A testing verb, its object, then the repo: "Successfully tested ask command on SDL repo".
     assert_eq!(at("20250905-111908.md:34", "SDL"), ("testing".into(), "tested ask command on".into()));
+    // A weak testing word with the run's counted result: "Successfully indexed dust
+    // repository: 454 symbols from 235 files".
+    let (class, cue) = at("20250824-084309.md:68", "dust");
+    assert_eq!(class, "testing");
+    assert!(cue.contains("with a counted result: \"454 symbols\""), "{cue}");
     // A learning verb over five repos is a sweep of test subjects: "Analyzed actual database
     // contents from SDL, DuckDB, Dagger, Dust, Dojo repos".
     for repo in ["SDL", "duckdb", "dagger", "dojo"] {

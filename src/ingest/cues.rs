@@ -51,6 +51,8 @@ struct RawClass {
     gapped_verbs: Vec<String>,
     #[serde(default)]
     gapped_prepositions: Vec<String>,
+    #[serde(default)]
+    result_units: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -127,6 +129,9 @@ pub struct Cues {
     /// ("our DuckDB", "Patina's Dagger integration"), with their class (`owners` in
     /// `rules/cues.toml`; `{project}` stands for the ingesting project's id).
     pub owners: Vec<(String, CueClass)>,
+    /// Lower-cased units of a counted result ("454 symbols", "27s", "13%"), by class: a
+    /// weak phrase of the class in a sentence reporting one is strong (`result_units`).
+    pub result_units: Vec<(String, CueClass)>,
     pub repo_words: Vec<String>,
     pub repo_path_segments: Vec<String>,
     /// Lower-cased ambiguous ids and aliases.
@@ -198,6 +203,7 @@ impl Cues {
                 into.owners.extend(from.owners);
                 into.gapped_verbs.extend(from.gapped_verbs);
                 into.gapped_prepositions.extend(from.gapped_prepositions);
+                into.result_units.extend(from.result_units);
             }
             merged.lead_in.testing.extend(raw.lead_in.testing);
             merged.lead_in.learning.extend(raw.lead_in.learning);
@@ -291,6 +297,18 @@ impl Cues {
                 .map_err(|e| format!("gapped verbs: {e}"))?;
             gapped.push(GappedPhrases { class, verbs, prepositions });
         }
+        let mut result_units: Vec<(String, CueClass)> = Vec::new();
+        for (class, raw) in [
+            (CueClass::Testing, &merged.testing),
+            (CueClass::Learning, &merged.learning),
+            (CueClass::Using, &merged.using),
+        ] {
+            for unit in lower(raw.result_units.clone()) {
+                if !result_units.iter().any(|(u, _)| *u == unit) {
+                    result_units.push((unit, class));
+                }
+            }
+        }
         let mut compounds: Vec<(String, CueClass)> = Vec::new();
         let mut owners: Vec<(String, CueClass)> = Vec::new();
         for (class, raw) in [
@@ -321,6 +339,7 @@ impl Cues {
             repo_flag_commands: lower(merged.testing.repo_flag_commands),
             compounds,
             owners,
+            result_units,
             repo_words: lower(merged.context.repo_words),
             repo_path_segments: lower(merged.context.repo_path_segments),
             ambiguous: lower(merged.ambiguous.ids),
@@ -390,6 +409,43 @@ impl Cues {
         let word = &word[..word_end];
         let (_, class) = self.compounds.iter().find(|(w, _)| w.eq_ignore_ascii_case(word))?;
         Some((*class, word.to_string()))
+    }
+
+    /// The first counted result of class `class` in `sentence`: a number (digits, commas
+    /// and dots, an optional `k`/`M` and `+`) followed by one of the class's
+    /// `result_units`, glued or after one space ("454 symbols", "84k+ symbols", "27s",
+    /// "13%").
+    pub fn counted_result<'t>(&self, sentence: &'t str, class: CueClass) -> Option<&'t str> {
+        let bytes = sentence.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            if !bytes[i].is_ascii_digit() || (i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_digit() || matches!(bytes[i], b',' | b'.')) {
+                i += 1;
+            }
+            let mut j = i;
+            if j < bytes.len() && matches!(bytes[j], b'k' | b'K' | b'M') {
+                j += 1;
+            }
+            if j < bytes.len() && bytes[j] == b'+' {
+                j += 1;
+            }
+            if j < bytes.len() && bytes[j] == b' ' {
+                j += 1;
+            }
+            let unit_len = bytes[j..].iter().take_while(|b| b.is_ascii_alphabetic() || **b == b'%').count();
+            let unit = &sentence[j..j + unit_len];
+            let known = self.result_units.iter().any(|(u, c)| *c == class && u.eq_ignore_ascii_case(unit));
+            if unit_len > 0 && known {
+                return Some(&sentence[start..j + unit_len]);
+            }
+            i = i.max(start + 1);
+        }
+        None
     }
 
     /// The owner possessive right before a mention starting at `start`, within the
@@ -818,6 +874,22 @@ mod tests {
         assert!(found("we tested it, then on dojo").is_empty());
         assert!(found("tested the one big new thing on SDL").is_empty());
         assert!(found("attested nothing on SDL").is_empty());
+    }
+
+    #[test]
+    fn a_counted_result_is_a_number_and_a_unit() {
+        let cues = Cues::load(&[]).unwrap();
+        let result = |s: &'static str| cues.counted_result(s, CueClass::Testing);
+        assert_eq!(result("indexed dust: 454 symbols from 235 files"), Some("454 symbols"));
+        assert_eq!(result("parsed SDL (84k+ symbols, no crashes)"), Some("84k+ symbols"));
+        assert_eq!(result("5,664 files in 27s"), Some("5,664 files"));
+        assert_eq!(result("scraped in 27s"), Some("27s"));
+        assert_eq!(result("recall 13% on it"), Some("13%"));
+        // A number without a unit, inside a word, or of another unit is none.
+        assert_eq!(result("PR #2 merged, v0.8 out, x86 only"), None);
+        assert_eq!(result("removed ~569 lines of dead code"), None);
+        assert_eq!(result("sha256 symbols"), None);
+        assert_eq!(cues.counted_result("454 symbols", CueClass::Learning), None);
     }
 
     #[test]

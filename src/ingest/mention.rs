@@ -319,6 +319,15 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 bound = false;
                 inherited = true;
             }
+            if !strong
+                && let Some((class, words)) = &cue
+                && let Some(result) = cues.counted_result(&text[s_start..s_end], *class)
+            {
+                // "Successfully indexed dust repository: 454 symbols from 235 files": a
+                // weak testing word with the run's counted result is a test run.
+                cue = Some((*class, format!("{words} (with a counted result: \"{result}\")")));
+                strong = true;
+            }
             nodes_on_line.insert(c.node);
             let (cue_class, cue) = cue.unwrap_or((CueClass::Plain, String::new()));
             let strong_cue = strong && cue_class != CueClass::Plain;
@@ -1073,6 +1082,18 @@ mod tests {
         assert!(found.iter().all(|(_, c, _)| *c == CueClass::Learning), "{found:?}");
         // A testing or using cue over several repos is left as it is.
         assert!(cue_of("Tested on SDL, duckdb and dagger").iter().all(|(_, c, _)| *c == CueClass::Testing));
+    }
+
+    #[test]
+    fn a_weak_testing_word_with_a_counted_result_is_a_test_run() {
+        let (matcher, cues) = world();
+        let found = extract("Successfully indexed dojo repository: 454 symbols from 235 files", &matcher, &cues, None);
+        assert_eq!(found[0].cue_class, CueClass::Testing);
+        assert!(found[0].strong_cue);
+        assert_eq!(found[0].cue, "indexed (with a counted result: \"454 symbols\")");
+        // Without a result the word stays weak.
+        let found = extract("Cairo now extracts more symbols than Rust in dojo", &matcher, &cues, None);
+        assert_eq!((found[0].cue_class, found[0].strong_cue), (CueClass::Testing, false));
     }
 
     #[test]
