@@ -536,7 +536,9 @@ fn fit_mention_cues(
 /// Issue 13 item 2, mention by mention on the fit part: for each class, how many strong
 /// cues are right (precision) and how many of the labeller's clear mentions of the class
 /// get a strong cue of it (recall), phrases alone vs phrases + exemplars.
-/// `cargo test --test graph fit_mention_cues -- --nocapture` prints the table.
+/// `cargo test --test graph fit_mention_cues -- --nocapture` prints the table; with
+/// `PATINA_CUE_DETAILS=1` also the wrong strong cues and the clear mentions without a
+/// strong cue of their class (`=all`: every cue with its label). Fit part only.
 #[test]
 fn fit_mention_cues_against_blind_labels() {
     let Some(model) = util::model_dir() else { return };
@@ -579,6 +581,9 @@ fn fit_mention_cues_against_blind_labels() {
                 if c == class {
                     any += 1;
                     any_right += usize::from(l.class == class);
+                    if std::env::var("PATINA_CUE_DETAILS").as_deref() == Ok("all") {
+                        println!("  cue {class} strong {s} label {}: {cue:?}", l.class);
+                    }
                 }
                 if l.class == class && l.strength == "clear" {
                     clear += 1;
