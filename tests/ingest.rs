@@ -441,7 +441,8 @@ fn timed_ok(home: &Home, args: &[&str], limit: std::time::Duration) -> std::time
 }
 
 /// The reproducers of issue 17 at full size (each took from 6 s to well over a minute):
-/// a line of 100,000 mentions, a 5 MB line, and 6–7.6 MB manifests.
+/// a line of 100,000 mentions (with a counted result too), a 5 MB line, and 6–7.6 MB
+/// manifests.
 #[test]
 #[ignore = "full-size reproducer; run with --release -- --ignored"]
 fn huge_lines_and_manifests_ingest_in_seconds() {
@@ -462,6 +463,9 @@ fn huge_lines_and_manifests_ingest_in_seconds() {
     let words: Vec<&str> = (0..700_000).map(|i| if i % 2 == 0 { names[i / 2 % names.len()] } else { "word" }).collect();
     let long = write("b/2025-01-02-session.md", format!("# Session\n\n- Tested {}\n", words.join(" ")));
     timed_ok(&home, &["mother", "ingest", &long, "--project", "patina"], limit);
+    // A weak testing word and a counted result in that sentence: read once, not per mention.
+    let counted = write("f/2025-01-03-session.md", format!("# Session\n\n- Indexed {} in 27s\n", line(100_000)));
+    timed_ok(&home, &["mother", "ingest", &counted, "--project", "patina"], limit);
     let deps: String = (0..300_000).map(|i| format!("dep{i:06} = \"1.0.0\"\n")).collect();
     let cargo = write("c/Cargo.toml", format!("[package]\nname = \"x\"\n\n[dependencies]\n{deps}"));
     timed_ok(&home, &["mother", "ingest", &cargo, "--project", "patina"], limit);

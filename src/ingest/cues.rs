@@ -523,37 +523,7 @@ impl Cues {
                 }
             }
         }
-        if past_code.is_empty() {
-            return hits;
-        }
-        // Plain hits are sorted and non-overlapping, so their ends are sorted too: the ones
-        // a span overlaps are a run found by binary search.
-        let overlapped = |start: usize, end: usize| {
-            let first = hits.partition_point(|h| h.end <= start);
-            hits[first..].iter().take_while(move |h| h.start < end)
-        };
-        past_code.retain(|p| overlapped(p.start, p.end).all(|h| p.start <= h.start && h.end <= p.end));
-        // Of overlapping hits across code, the earlier (then the longer) one stays.
-        past_code.sort_by_key(|p| (p.start, std::cmp::Reverse(p.end)));
-        let mut kept: Vec<CueHit> = Vec::with_capacity(past_code.len());
-        for p in past_code {
-            if kept.last().is_none_or(|k| k.end <= p.start) {
-                kept.push(p);
-            }
-        }
-        // Merge: plain hits held by a kept hit give way to it.
-        let mut out = Vec::with_capacity(hits.len() + kept.len());
-        let mut kept = kept.into_iter().peekable();
-        for h in hits {
-            while let Some(k) = kept.next_if(|k| k.start <= h.start) {
-                out.push(k);
-            }
-            if out.last().is_none_or(|last: &CueHit| last.end <= h.start) {
-                out.push(h);
-            }
-        }
-        out.extend(kept);
-        out
+        merge_spanning(hits, past_code)
     }
 
     fn find_plain(&self, text: &str) -> Vec<CueHit> {
@@ -568,35 +538,11 @@ impl Cues {
                 CueHit { start: m.start(), end: m.end(), class, strong, points_forward }
             })
             .collect();
-        let gapped = self.find_gapped(text);
-        if gapped.is_empty() {
-            return hits;
-        }
-        // A gapped phrase holds the phrases inside it ("tested the scrape on": not
-        // "scrape"); one that only partly overlaps a phrase gives way to it.
-        let overlapped = |start: usize, end: usize| {
-            let first = hits.partition_point(|h| h.end <= start);
-            hits[first..].iter().take_while(move |h| h.start < end)
-        };
-        let gapped: Vec<CueHit> = gapped
-            .into_iter()
-            .filter(|g| overlapped(g.start, g.end).all(|h| g.start <= h.start && h.end <= g.end))
-            .collect();
-        let mut out = Vec::with_capacity(hits.len() + gapped.len());
-        let mut gapped = gapped.into_iter().peekable();
-        for h in hits {
-            while let Some(g) = gapped.next_if(|g| g.start <= h.start) {
-                out.push(g);
-            }
-            if out.last().is_none_or(|last: &CueHit| last.end <= h.start) {
-                out.push(h);
-            }
-        }
-        out.extend(gapped);
-        out
+        // A gapped phrase holds the phrases inside it ("tested the scrape on": not "scrape").
+        merge_spanning(hits, self.find_gapped(text))
     }
 
-    /// The gapped phrases in `text`, in order and non-overlapping (the earlier wins).
+    /// The gapped phrases in `text` (see [`GappedPhrases`]), in no particular order.
     fn find_gapped(&self, text: &str) -> Vec<CueHit> {
         let bytes = text.as_bytes();
         let mut found = Vec::new();
@@ -634,15 +580,44 @@ impl Cues {
                 }
             }
         }
-        found.sort_by_key(|h| (h.start, std::cmp::Reverse(h.end)));
-        let mut kept: Vec<CueHit> = Vec::with_capacity(found.len());
-        for h in found {
-            if kept.last().is_none_or(|k| k.end <= h.start) {
-                kept.push(h);
-            }
-        }
-        kept
+        found
     }
+}
+
+/// `hits` (sorted, non-overlapping) merged with `spanning`, hits found another way (across
+/// code, or with words between): a spanning hit replaces the hits it holds whole and gives
+/// way to one it only partly overlaps; of overlapping spanning hits the earlier (then the
+/// longer) stays. The result is sorted and non-overlapping.
+fn merge_spanning(hits: Vec<CueHit>, mut spanning: Vec<CueHit>) -> Vec<CueHit> {
+    if spanning.is_empty() {
+        return hits;
+    }
+    // Plain hits are sorted and non-overlapping, so their ends are sorted too: the ones a
+    // span overlaps are a run found by binary search.
+    let overlapped = |start: usize, end: usize| {
+        let first = hits.partition_point(|h| h.end <= start);
+        hits[first..].iter().take_while(move |h| h.start < end)
+    };
+    spanning.retain(|p| overlapped(p.start, p.end).all(|h| p.start <= h.start && h.end <= p.end));
+    spanning.sort_by_key(|p| (p.start, std::cmp::Reverse(p.end)));
+    let mut kept: Vec<CueHit> = Vec::with_capacity(spanning.len());
+    for p in spanning {
+        if kept.last().is_none_or(|k| k.end <= p.start) {
+            kept.push(p);
+        }
+    }
+    let mut out = Vec::with_capacity(hits.len() + kept.len());
+    let mut kept = kept.into_iter().peekable();
+    for h in hits {
+        while let Some(k) = kept.next_if(|k| k.start <= h.start) {
+            out.push(k);
+        }
+        if out.last().is_none_or(|last: &CueHit| last.end <= h.start) {
+            out.push(h);
+        }
+    }
+    out.extend(kept);
+    out
 }
 
 /// The longest code span (in bytes, backticks included) a phrase may reach across.
