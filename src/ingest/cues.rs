@@ -849,6 +849,9 @@ mod tests {
         assert!(found("we tested it, then on dojo").is_empty());
         assert!(found("tested the one big new thing on SDL").is_empty());
         assert!(found("attested nothing on SDL").is_empty());
+        // A failure without code around the command: "why doesn't patina scry work on A".
+        assert_eq!(found("why doesn't patina scry work on openclaw"), gapped("doesn't patina scry work on"));
+        assert_eq!(found("the scraper crashed again on SDL"), gapped("crashed again on"));
     }
 
     #[test]
