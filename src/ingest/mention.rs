@@ -1092,6 +1092,16 @@ mod tests {
     }
 
     #[test]
+    fn a_command_run_on_several_repos_tests_each() {
+        let (matcher, cues) = world();
+        let found = extract("Ran the new scrape on dojo, and on SDL and dagger.", &matcher, &cues, None);
+        assert_eq!(found.len(), 3);
+        assert!(
+            found.iter().all(|m| m.cue_class == CueClass::Testing && m.strong_cue && m.cue == "Ran the new scrape on")
+        );
+    }
+
+    #[test]
     fn a_weak_testing_word_with_a_counted_result_is_a_test_run() {
         let (matcher, cues) = world();
         let found = extract("Successfully indexed dojo repository: 454 symbols from 235 files", &matcher, &cues, None);
