@@ -279,7 +279,11 @@ impl Cues {
             v.dedup();
             v
         };
+        // Per class: its gapped phrases, and its words that stand by a mention or a result.
         let mut gapped = Vec::new();
+        let mut compounds: Vec<(String, CueClass)> = Vec::new();
+        let mut owners: Vec<(String, CueClass)> = Vec::new();
+        let mut result_units: Vec<(String, CueClass)> = Vec::new();
         for (class, raw) in [
             (CueClass::Testing, &merged.testing),
             (CueClass::Learning, &merged.learning),
@@ -287,36 +291,17 @@ impl Cues {
         ] {
             let verbs: Vec<String> = lower(raw.gapped_verbs.clone());
             let prepositions: Vec<String> = lower(raw.gapped_prepositions.clone());
-            if verbs.is_empty() || prepositions.is_empty() {
-                continue;
+            if !verbs.is_empty() && !prepositions.is_empty() {
+                let verbs = AhoCorasickBuilder::new()
+                    .ascii_case_insensitive(true)
+                    .match_kind(MatchKind::LeftmostLongest)
+                    .build(&verbs)
+                    .map_err(|e| format!("gapped verbs: {e}"))?;
+                gapped.push(GappedPhrases { class, verbs, prepositions });
             }
-            let verbs = AhoCorasickBuilder::new()
-                .ascii_case_insensitive(true)
-                .match_kind(MatchKind::LeftmostLongest)
-                .build(&verbs)
-                .map_err(|e| format!("gapped verbs: {e}"))?;
-            gapped.push(GappedPhrases { class, verbs, prepositions });
-        }
-        let mut result_units: Vec<(String, CueClass)> = Vec::new();
-        for (class, raw) in [
-            (CueClass::Testing, &merged.testing),
-            (CueClass::Learning, &merged.learning),
-            (CueClass::Using, &merged.using),
-        ] {
-            for unit in lower(raw.result_units.clone()) {
-                if !result_units.iter().any(|(u, _)| *u == unit) {
-                    result_units.push((unit, class));
-                }
-            }
-        }
-        let mut compounds: Vec<(String, CueClass)> = Vec::new();
-        let mut owners: Vec<(String, CueClass)> = Vec::new();
-        for (class, raw) in [
-            (CueClass::Testing, &merged.testing),
-            (CueClass::Learning, &merged.learning),
-            (CueClass::Using, &merged.using),
-        ] {
-            for (words, into) in [(&raw.compounds, &mut compounds), (&raw.owners, &mut owners)] {
+            for (words, into) in
+                [(&raw.compounds, &mut compounds), (&raw.owners, &mut owners), (&raw.result_units, &mut result_units)]
+            {
                 for word in words {
                     let word = word.trim().to_lowercase().replace('\u{2019}', "'");
                     if !word.is_empty() && !into.iter().any(|(w, _)| *w == word) {
@@ -426,6 +411,10 @@ impl Cues {
             let start = i;
             while i < bytes.len() && (bytes[i].is_ascii_digit() || matches!(bytes[i], b',' | b'.')) {
                 i += 1;
+            }
+            // A comma or dot after the digits ends the number ("step 2. Symbols").
+            while matches!(bytes[i - 1], b',' | b'.') {
+                i -= 1;
             }
             let mut j = i;
             if j < bytes.len() && matches!(bytes[j], b'k' | b'K' | b'M') {
@@ -560,8 +549,7 @@ impl Cues {
                         break;
                     }
                     let word = &text[start..start + len];
-                    let lower = word.to_ascii_lowercase();
-                    if gap > 0 && rule.prepositions.contains(&lower) {
+                    if gap > 0 && rule.prepositions.iter().any(|p| p.eq_ignore_ascii_case(word)) {
                         found.push(CueHit {
                             start: m.start(),
                             end: start + len,
@@ -573,7 +561,8 @@ impl Cues {
                     }
                     // The gap is the verb's object: no preposition, no end of a clause.
                     let ends_clause = word.ends_with(['.', ',', ';', ':', '!', '?', ')']) || word.contains('|');
-                    if gap == MAX_GAP_WORDS || ends_clause || PREPOSITIONS.contains(&lower.as_str()) {
+                    let preposition = PREPOSITIONS.iter().any(|p| p.eq_ignore_ascii_case(word));
+                    if gap == MAX_GAP_WORDS || ends_clause || preposition {
                         break;
                     }
                     pos = start + len;
@@ -867,6 +856,7 @@ mod tests {
         assert_eq!(result("PR #2 merged, v0.8 out, x86 only"), None);
         assert_eq!(result("removed ~569 lines of dead code"), None);
         assert_eq!(result("sha256 symbols"), None);
+        assert_eq!(result("in step 2. Symbols were next"), None);
         assert_eq!(cues.counted_result("454 symbols", CueClass::Learning), None);
     }
 
