@@ -359,3 +359,107 @@ fn a_damaged_index_is_left_out_of_a_search_over_several_repos_with_a_warning() {
     let err = home.fails(&["scry", "parser combinator", "--repo", "ecsdemo", "--lexical-only"]);
     assert!(err.contains("unreadable") && err.contains("repo update ecsdemo"), "{err}");
 }
+
+/// Runs `patina ARGS` with the real model and returns its stdout.
+fn ok_with_model(home: &Home, args: &[&str]) -> String {
+    let mut cmd = home.cmd(args);
+    models_env(&mut cmd);
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", util::stderr(&out));
+    util::stdout(&out)
+}
+
+/// A routed repo's content score in the route's reasons, and whether it was judged by
+/// meaning ("content 0.83 (by meaning)").
+fn content_of(result: &Value, repo: &str) -> (f64, bool) {
+    let route = &result["route"];
+    let entry = ["searched", "skipped"]
+        .iter()
+        .flat_map(|k| route[*k].as_array().unwrap())
+        .find(|r| r["repo"] == repo)
+        .unwrap_or_else(|| panic!("{repo} not in the route: {route}"));
+    let reason = entry["reason"].as_str().unwrap();
+    let at = reason.find("content ").unwrap_or_else(|| panic!("no content score for {repo}: {reason}"));
+    let rest = &reason[at + "content ".len()..];
+    let number: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+    (number.parse().unwrap(), rest[number.len()..].starts_with(" (by meaning)"))
+}
+
+/// With the model and every repo embedded, routing judges a query's content in each repo
+/// by meaning (its nearest chunk vectors), so the repo that says it in other words leads
+/// and the one that shares only its words does not. While one repo has no vectors,
+/// content is judged by words for all: no repo is outranked for want of vectors.
+#[test]
+fn routing_judges_content_by_meaning_when_every_repo_is_embedded() {
+    if util::model_dir().is_none() {
+        return;
+    }
+    let home = Home::new();
+    let trees = home.path().join("trees");
+    for (id, file, text) in [
+        ("patina", "src/graph.rs", "/// Derives the graph from events.\npub fn derive() {}\n"),
+        (
+            "livestore",
+            "docs/syncing.md",
+            "# Syncing\n\nEvery client keeps working while disconnected and records each change it makes as an \
+             event. On reconnecting it pushes its pending events to the sync backend and pulls the ones it \
+             missed; when two clients changed the same document concurrently, the local events are rebased on \
+             top of the remote ones, so every client converges on the same state.\n",
+        ),
+        (
+            "livestore",
+            "docs/offline.md",
+            "# Offline support\n\nThe app stays usable without a network: every write is queued locally and \
+             merged with the writes of other devices once the connection returns.\n",
+        ),
+        (
+            "duckdb",
+            "docs/server.md",
+            "# Query server\n\nThe server answers the SQL of each client; it keeps a history of the queries \
+             each client edited and ran on the server.\n",
+        ),
+        (
+            "duckdb",
+            "src/aggregate.cpp",
+            "// Hash aggregate: groups rows by key and sums each column vector.\nvoid HashAggregate(DataChunk &chunk) {}\n",
+        ),
+        ("SDL", "src/video/SDL_video.c", "/* Create a window. */\nint SDL_CreateWindow(void) { return 0; }\n"),
+        ("dojo", "crates/dojo-core/src/world.cairo", "// The world contract stores every model.\nfn set_entity() {}\n"),
+    ] {
+        let path = trees.join(id).join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let mut registry = std::fs::read_to_string(shared_data().join("patina-registry.yaml")).unwrap();
+    registry = registry.replace("path: ~/projects/patina", &format!("path: {}", trees.join("patina").display()));
+    for id in ["livestore", "duckdb", "SDL", "dojo"] {
+        let entry = format!("  - id: {id}\n    kind: reference\n");
+        assert!(registry.contains(&entry), "the registry's {id} entry");
+        registry = registry.replace(&entry, &format!("{entry}    path: {}\n", trees.join(id).display()));
+    }
+    let registry_path = home.path().join("registry.yaml");
+    std::fs::write(&registry_path, registry).unwrap();
+    home.ok(&["mother", "sync"]);
+    home.ok(&["mother", "ingest", shared_data().join("patina-sessions").to_str().unwrap(), "--project", "patina"]);
+    for id in ["patina", "livestore", "duckdb", "SDL"] {
+        ok_with_model(&home, &["repo", "add", id, "--wait"]);
+    }
+    let query = "how do clients that were offline reconcile their edits with the server?";
+    let args = ["scry", query, "--project", "patina"];
+
+    let routed = json_with_model(&home, &args);
+    let (livestore, meaning) = content_of(&routed, "livestore");
+    assert!(meaning, "every repo is embedded: content by meaning: {routed}");
+    assert_eq!(livestore, 1.0, "livestore says it in other words and leads by meaning: {routed}");
+    let (duckdb, _) = content_of(&routed, "duckdb");
+    assert!(duckdb < livestore, "duckdb shares the words only: {routed}");
+    assert!(searched(&routed).contains(&"livestore".to_string()), "{routed}");
+
+    // One repo without vectors: content by words for every repo.
+    ok_with_model(&home, &["repo", "add", "dojo", "--lexical-only"]);
+    let routed = json_with_model(&home, &args);
+    for repo in ["livestore", "duckdb"] {
+        let (_, meaning) = content_of(&routed, repo);
+        assert!(!meaning, "dojo has no vectors: {repo}'s content is judged by words: {routed}");
+    }
+}

@@ -607,7 +607,7 @@ pub fn plan(
     };
     // Content pre-scores choose among connected repos; chosen or all repos need none.
     let selected =
-        if mode == route::Mode::Graph { selection(searcher, &world.indexed, query) } else { BTreeMap::new() };
+        if mode == route::Mode::Graph { selection(searcher, &world.indexed, query) } else { Selection::default() };
     let described = match &project {
         Some(p) if mode == route::Mode::Graph => registry_meaning(home, searcher, world, p, query),
         _ => BTreeMap::new(),
@@ -625,9 +625,10 @@ pub fn plan(
             languages: &world.languages,
             described: &described,
             other_names: &world.other_names,
+            content_by_meaning: selected.by_meaning,
         },
         &route::RouteOptions::default(),
-        |repo| selected.get(repo).copied(),
+        |repo| selected.scores.get(repo).copied(),
     );
     if routed.searched.is_empty() {
         let why: Vec<String> = routed.skipped.iter().map(|s| format!("{}: {}", s.repo, s.reason)).collect();
@@ -697,12 +698,32 @@ pub fn edge_evidence(
     Ok(out)
 }
 
-/// Routing's cheap pre-score: the CORI selection strength (0..1, see
-/// [`crate::search::select`]) of the query in each indexed repo, compared across all of
-/// them. Reads term statistics only; no document is scored.
-pub fn selection(searcher: &mut Searcher, indexed: &BTreeSet<String>, query: &str) -> BTreeMap<String, f64> {
+/// Routing's content pre-score of a query in each indexed repo: 0..1, compared across all
+/// of them (see [`crate::search::select`]), and how it was judged.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    pub scores: BTreeMap<String, f64>,
+    /// By meaning (the nearest chunk vectors) rather than by words (CORI).
+    pub by_meaning: bool,
+}
+
+/// Judges the query's content in each indexed repo: by meaning when the model is loaded
+/// and every repo with chunks has vectors of it; by words (CORI, term statistics only)
+/// otherwise, since a repo not yet embedded would lose to the others for want of
+/// vectors, not of answers.
+pub fn selection(searcher: &mut Searcher, indexed: &BTreeSet<String>, query: &str) -> Selection {
+    use crate::search::select;
     let repos: Vec<String> = indexed.iter().cloned().collect();
-    searcher.select(&repos, query).into_iter().map(|(r, b)| (r, crate::search::select::strength(b))).collect()
+    let nearest = searcher.nearest(&repos, query, select::NEAREST_CHUNKS);
+    if !nearest.is_empty() && nearest.values().all(Option::is_some) {
+        let scores = nearest
+            .into_iter()
+            .map(|(repo, cosines)| (repo, select::semantic_strength(&cosines.unwrap_or_default())))
+            .collect();
+        return Selection { scores, by_meaning: true };
+    }
+    let scores = searcher.select(&repos, query).into_iter().map(|(r, b)| (r, select::strength(b))).collect();
+    Selection { scores, by_meaning: false }
 }
 
 /// `[repo:channels] reason`: where a hit came from and why its repo was searched; for a

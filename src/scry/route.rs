@@ -4,7 +4,8 @@
 //! TESTS_WITH or is a SIBLING of (direction matters) are admitted, and the query chooses
 //! among them by relevance, the mean of: its registry entry (by words, [`topical`], or
 //! with the model by meaning, the query's cosine to [`registry_text`]), its content
-//! (the CORI selection pre-score, `search::select`) and the evidence behind the edge
+//! (the selection pre-score, `search::select`: with the model and every repo embedded,
+//! by the query's nearest chunk vectors; else CORI, by words) and the evidence behind the edge
 //! ([`evidence_relevance`]). A repo the query names (id or alias) is searched even
 //! without an edge, and one whose registry entry the query describes well, by words or
 //! meaning, may be; so may one two hops away whose content agrees strongly, and the one
@@ -241,6 +242,9 @@ pub struct RouteWorld<'a> {
     /// Per node: the names it also goes by in a query, its distinctive name parts that
     /// cannot be ordinary words ([`other_names`]).
     pub other_names: &'a BTreeMap<String, Vec<String>>,
+    /// The content pre-scores were judged by meaning (nearest chunk vectors), not by
+    /// words (`scry::Selection`): the reasons say which.
+    pub content_by_meaning: bool,
 }
 
 /// The names each node also goes by in a query: the distinctive name parts of its
@@ -541,8 +545,9 @@ pub fn route(
             Some(cos) => format!("{topic:.2} (by meaning, cosine {cos:.2})"),
             None => format!("{topic:.2}"),
         };
+        let by = if world.content_by_meaning { " (by meaning)" } else { "" };
         let mut terms = format!(
-            "relevance {relevance:.2} = mean of registry {registry}, content {lexical:.2}, evidence {history:.2}"
+            "relevance {relevance:.2} = mean of registry {registry}, content {lexical:.2}{by}, evidence {history:.2}"
         );
         if history > 0.0 {
             terms.push_str(&format!(" (\"{}\")", excerpt(because, 80)));
@@ -752,6 +757,7 @@ mod tests {
             languages,
             described: &NO_COSINES,
             other_names: &NO_OTHER_NAMES,
+            content_by_meaning: false,
         }
     }
 
@@ -786,6 +792,7 @@ mod tests {
             languages: &[],
             described,
             other_names: &BTreeMap::new(),
+            content_by_meaning: false,
         };
         route(Some("patina"), query, &Mode::Graph, world, &RouteOptions::default(), content)
     }
@@ -877,6 +884,7 @@ mod tests {
             languages: &[],
             described: &BTreeMap::new(),
             other_names: &BTreeMap::new(),
+            content_by_meaning: false,
         };
         let r =
             route(Some("patina"), "ECS world storage", &Mode::Graph, world, &RouteOptions::default(), |_| Some(1.0));

@@ -254,6 +254,31 @@ impl Searcher {
         select::cori(&refs).into_iter().map(|(r, b)| (r.to_string(), b)).collect()
     }
 
+    /// The cosines of `query`'s `k` nearest chunks in each of `repos`, best first, or
+    /// `None` for a repo with chunks but no vector of the searcher's model (indexed
+    /// lexical-only, of another model, or not embedded yet). A repo without chunks, or
+    /// whose index cannot be opened, is left out; without a model the map is empty.
+    pub fn nearest(&mut self, repos: &[String], query: &str, k: usize) -> BTreeMap<String, Option<Vec<f32>>> {
+        let mut out = BTreeMap::new();
+        let Some(model) = self.model_id() else { return out };
+        let Some(vector) = self.query_vector(query, &mut Vec::new()) else { return out };
+        for repo in repos {
+            let Ok(g) = self.generation(repo) else { continue };
+            if g.meta.chunks == 0 {
+                continue;
+            }
+            let embedded = g.coverage().is_some_and(|set| set.model_id == model && set.embedded > 0);
+            let hits = if embedded { g.semantic(&vector, k).ok().flatten() } else { None };
+            let cosines = hits.map(|hits| {
+                let mut cosines: Vec<f32> = hits.into_iter().map(|(_, c)| c).collect();
+                cosines.sort_by(|a, b| b.total_cmp(a));
+                cosines
+            });
+            out.insert(repo.clone(), cosines);
+        }
+        out
+    }
+
     /// The collection statistics of `query`'s analysed terms in each of `repos`, in
     /// order. A repo whose index cannot be opened is left out.
     pub fn term_stats(&mut self, repos: &[String], query: &str) -> Vec<(String, text::TermStats)> {

@@ -1,9 +1,9 @@
-//! Resource selection: how likely each repo is to hold answers to a query, judged from
-//! collection statistics alone (no document is scored).
+//! Resource selection: how likely each repo is to hold answers to a query, judged
+//! without scoring a document. Two rules, one per channel:
 //!
-//! This is CORI (Callan, Lu & Croft, "Searching distributed collections with inference
-//! networks", SIGIR 1995), the classic selection rule of distributed retrieval, over the
-//! repos' lexical indexes. Per query term `t` and repo `c`:
+//! **By words: CORI** (Callan, Lu & Croft, "Searching distributed collections with
+//! inference networks", SIGIR 1995), the classic selection rule of distributed retrieval,
+//! over the repos' lexical indexes. Per query term `t` and repo `c`:
 //!
 //! ```text
 //! T = df / (df + 50 + 150 · cw / avg_cw)        df: chunks of c holding t, cw: tokens of c
@@ -16,8 +16,15 @@
 //! one repo only (`hnsw`) weighs far more than one found in all of them (`index`), and a
 //! big repo does not win by size alone.
 //!
-//! Invariant: beliefs lie in [0.4, 1]; 0.4 means "no query term here" (and is what every
-//! repo gets when no repo holds any term). The result is deterministic for given stats.
+//! **By meaning: the nearest chunks** ([`semantic_strength`]): the mean cosine of the
+//! query's [`NEAREST_CHUNKS`] nearest chunk vectors in the repo. CORI favours repos with
+//! many chunks holding the query's words; a descriptive query ("pick the native binary
+//! for the OS and CPU") whose answer sits in a small repo in other words is found by
+//! meaning. Used when every repo compared has vectors of the query's model.
+//!
+//! Invariants: beliefs lie in [0.4, 1]; 0.4 means "no query term here" (and is what every
+//! repo gets when no repo holds any term). Strengths lie in [0, 1]. The results are
+//! deterministic for given stats and cosines.
 
 use super::text::TermStats;
 
@@ -60,6 +67,35 @@ pub fn cori<'a>(collections: &[(&'a str, &TermStats)]) -> Vec<(&'a str, f64)> {
 /// A belief rescaled to 0..1 (0: no query term in the repo).
 pub fn strength(belief: f64) -> f64 {
     ((belief - BASE_BELIEF) / (1.0 - BASE_BELIEF)).clamp(0.0, 1.0)
+}
+
+/// How many of a repo's chunks nearest to the query make its semantic strength.
+pub const NEAREST_CHUNKS: usize = 5;
+/// A mean cosine (all-MiniLM-L6-v2) at or below this says nothing about the repo ...
+pub const COSINE_FLOOR: f64 = 0.4;
+/// ... and at this the repo holds the query fully.
+///
+/// Chosen with [`NEAREST_CHUNKS`] on the fit routing querysets (shared, eval/world,
+/// eval/world/fit2; `patina bench retrieval --routing graph`, eval world embedded):
+/// routing recall is flat for floors 0.3–0.45 at 3–5 chunks and falls at 0.5 (fit2 0.963
+/// → 0.838), while waste falls as the floor rises (fit2 2.23 at 0.2, 1.85 at 0.3, 1.00
+/// at 0.4); 0.4 sits inside the flat part. The full point hardly matters (0.55–0.7 give
+/// the same recall).
+pub const COSINE_FULL: f64 = 0.6;
+
+/// A repo's strength by meaning (0..1): the mean of the query's cosines to its
+/// [`NEAREST_CHUNKS`] nearest chunks (`cosines`, any order; all of them in a repo with
+/// fewer chunks), mapped from [`COSINE_FLOOR`] (0) to [`COSINE_FULL`] (1). 0 without a
+/// cosine.
+pub fn semantic_strength(cosines: &[f32]) -> f64 {
+    let mut best: Vec<f64> = cosines.iter().map(|&c| f64::from(c)).filter(|c| c.is_finite()).collect();
+    if best.is_empty() {
+        return 0.0;
+    }
+    best.sort_by(|a, b| b.total_cmp(a));
+    best.truncate(NEAREST_CHUNKS);
+    let mean = best.iter().sum::<f64>() / best.len() as f64;
+    ((mean - COSINE_FLOOR) / (COSINE_FULL - COSINE_FLOOR)).clamp(0.0, 1.0)
 }
 
 #[cfg(test)]
@@ -106,5 +142,19 @@ mod tests {
         assert!(b.iter().all(|(_, v)| *v == BASE_BELIEF));
         assert_eq!(strength(BASE_BELIEF), 0.0);
         assert_eq!(cori(&[]), vec![]);
+    }
+
+    #[test]
+    fn semantic_strength_is_the_mean_of_the_nearest_chunks() {
+        // Mean of the best five: (0.7 + 0.6 + 0.5 + 0.5 + 0.5) / 5 = 0.56 → (0.56 - 0.4) / 0.2.
+        let s = semantic_strength(&[0.5, 0.7, 0.1, 0.5, 0.6, 0.5, 0.2]);
+        assert!((s - 0.8).abs() < 1e-6, "{s}");
+        // Fewer chunks than five: the mean of those there are; none: nothing.
+        assert!((semantic_strength(&[0.5, 0.45]) - 0.375).abs() < 1e-6);
+        assert_eq!(semantic_strength(&[0.3, 0.2, 0.1]), 0.0);
+        assert_eq!(semantic_strength(&[]), 0.0);
+        // Far above the full point, or a broken cosine: clamped, never NaN.
+        assert_eq!(semantic_strength(&[1.0; 5]), 1.0);
+        assert_eq!(semantic_strength(&[f32::NAN, 1.0, 1.0, 1.0, 1.0, 1.0]), 1.0);
     }
 }
