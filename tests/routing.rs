@@ -134,10 +134,8 @@ fn bench_retrieval_compares_graph_all_and_oracle() {
 
 #[test]
 fn real_world_dojo_query_routes_to_patina_and_dojo_only() {
-    let home = Home::new();
-    // The real registry, with small stand-in trees for patina, dojo and SDL.
-    let trees = home.path().join("trees");
-    for (id, file, text) in [
+    // The real registry and session logs, with small stand-in trees for patina, dojo and SDL.
+    let home = real_world_with_trees(&[
         ("patina", "src/graph.rs", "/// Derives the graph from events.\npub fn derive() {}\n"),
         (
             "dojo",
@@ -145,26 +143,7 @@ fn real_world_dojo_query_routes_to_patina_and_dojo_only() {
             "// The world contract stores every model (ECS component) by entity id.\nfn set_entity() {}\n",
         ),
         ("SDL", "src/video/SDL_video.c", "/* Create a window. */\nint SDL_CreateWindow(void) { return 0; }\n"),
-    ] {
-        let path = trees.join(id).join(file);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    let registry = std::fs::read_to_string(shared_data().join("patina-registry.yaml")).unwrap();
-    let registry = registry
-        .replace("path: ~/projects/patina", &format!("path: {}", trees.join("patina").display()))
-        .replace(
-            "  - id: dojo\n    kind: reference\n",
-            &format!("  - id: dojo\n    kind: reference\n    path: {}\n", trees.join("dojo").display()),
-        )
-        .replace(
-            "  - id: SDL\n    kind: reference\n",
-            &format!("  - id: SDL\n    kind: reference\n    path: {}\n", trees.join("SDL").display()),
-        );
-    let registry_path = home.path().join("registry.yaml");
-    std::fs::write(&registry_path, registry).unwrap();
-    home.ok(&["mother", "sync"]);
-    home.ok(&["mother", "ingest", shared_data().join("patina-sessions").to_str().unwrap(), "--project", "patina"]);
+    ]);
     for id in ["patina", "dojo", "SDL"] {
         home.ok(&["repo", "add", id, "--lexical-only"]);
     }
@@ -190,6 +169,34 @@ fn real_world_dojo_query_routes_to_patina_and_dojo_only() {
         "--lexical-only",
     ]);
     assert!(searched(&c).contains(&"SDL".to_string()), "{c}");
+}
+
+/// A home with the real registry and session logs ingested, each repo of `files`
+/// (`(repo, path, text)`) registered at a small stand-in tree holding those files.
+fn real_world_with_trees(files: &[(&str, &str, &str)]) -> Home {
+    let home = Home::new();
+    let trees = home.path().join("trees");
+    for (id, file, text) in files {
+        let path = trees.join(id).join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let mut registry = std::fs::read_to_string(shared_data().join("patina-registry.yaml")).unwrap();
+    let ids: std::collections::BTreeSet<&str> = files.iter().map(|(id, _, _)| *id).collect();
+    for id in ids {
+        let path = trees.join(id).display().to_string();
+        if id == "patina" {
+            registry = registry.replace("path: ~/projects/patina", &format!("path: {path}"));
+            continue;
+        }
+        let entry = format!("  - id: {id}\n    kind: reference\n");
+        assert!(registry.contains(&entry), "the registry's {id} entry");
+        registry = registry.replace(&entry, &format!("{entry}    path: {path}\n"));
+    }
+    std::fs::write(home.path().join("registry.yaml"), registry).unwrap();
+    home.ok(&["mother", "sync"]);
+    home.ok(&["mother", "ingest", shared_data().join("patina-sessions").to_str().unwrap(), "--project", "patina"]);
+    home
 }
 
 /// Runs `patina ARGS --json` with the real model (when fetched) and returns the answer.
@@ -394,9 +401,7 @@ fn routing_judges_content_by_meaning_when_every_repo_is_embedded() {
     if util::model_dir().is_none() {
         return;
     }
-    let home = Home::new();
-    let trees = home.path().join("trees");
-    for (id, file, text) in [
+    let home = real_world_with_trees(&[
         ("patina", "src/graph.rs", "/// Derives the graph from events.\npub fn derive() {}\n"),
         (
             "livestore",
@@ -425,22 +430,7 @@ fn routing_judges_content_by_meaning_when_every_repo_is_embedded() {
         ),
         ("SDL", "src/video/SDL_video.c", "/* Create a window. */\nint SDL_CreateWindow(void) { return 0; }\n"),
         ("dojo", "crates/dojo-core/src/world.cairo", "// The world contract stores every model.\nfn set_entity() {}\n"),
-    ] {
-        let path = trees.join(id).join(file);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    let mut registry = std::fs::read_to_string(shared_data().join("patina-registry.yaml")).unwrap();
-    registry = registry.replace("path: ~/projects/patina", &format!("path: {}", trees.join("patina").display()));
-    for id in ["livestore", "duckdb", "SDL", "dojo"] {
-        let entry = format!("  - id: {id}\n    kind: reference\n");
-        assert!(registry.contains(&entry), "the registry's {id} entry");
-        registry = registry.replace(&entry, &format!("{entry}    path: {}\n", trees.join(id).display()));
-    }
-    let registry_path = home.path().join("registry.yaml");
-    std::fs::write(&registry_path, registry).unwrap();
-    home.ok(&["mother", "sync"]);
-    home.ok(&["mother", "ingest", shared_data().join("patina-sessions").to_str().unwrap(), "--project", "patina"]);
+    ]);
     for id in ["patina", "livestore", "duckdb", "SDL"] {
         ok_with_model(&home, &["repo", "add", id, "--wait"]);
     }

@@ -714,12 +714,8 @@ pub struct Selection {
 pub fn selection(searcher: &mut Searcher, indexed: &BTreeSet<String>, query: &str) -> Selection {
     use crate::search::select;
     let repos: Vec<String> = indexed.iter().cloned().collect();
-    let nearest = searcher.nearest(&repos, query, select::NEAREST_CHUNKS);
-    if !nearest.is_empty() && nearest.values().all(Option::is_some) {
-        let scores = nearest
-            .into_iter()
-            .map(|(repo, cosines)| (repo, select::semantic_strength(&cosines.unwrap_or_default())))
-            .collect();
+    if let Some(nearest) = searcher.nearest_in_all(&repos, query, select::NEAREST_CHUNKS) {
+        let scores = nearest.into_iter().map(|(repo, cosines)| (repo, select::semantic_strength(&cosines))).collect();
         return Selection { scores, by_meaning: true };
     }
     let scores = searcher.select(&repos, query).into_iter().map(|(r, b)| (r, select::strength(b))).collect();

@@ -254,29 +254,35 @@ impl Searcher {
         select::cori(&refs).into_iter().map(|(r, b)| (r.to_string(), b)).collect()
     }
 
-    /// The cosines of `query`'s `k` nearest chunks in each of `repos`, best first, or
-    /// `None` for a repo with chunks but no vector of the searcher's model (indexed
-    /// lexical-only, of another model, or not embedded yet). A repo without chunks, or
-    /// whose index cannot be opened, is left out; without a model the map is empty.
-    pub fn nearest(&mut self, repos: &[String], query: &str, k: usize) -> BTreeMap<String, Option<Vec<f32>>> {
-        let mut out = BTreeMap::new();
-        let Some(model) = self.model_id() else { return out };
-        let Some(vector) = self.query_vector(query, &mut Vec::new()) else { return out };
+    /// The cosines of `query`'s `k` nearest chunks in each of `repos` that has chunks,
+    /// best first; `None` without a model, or when one of those repos has no vector of
+    /// the searcher's model (indexed lexical-only, of another model, or not embedded yet):
+    /// then nothing is searched. A repo whose index cannot be opened is left out.
+    pub fn nearest_in_all(&mut self, repos: &[String], query: &str, k: usize) -> Option<BTreeMap<String, Vec<f32>>> {
+        let model = self.model_id()?;
+        let mut embedded = Vec::with_capacity(repos.len());
         for repo in repos {
             let Ok(g) = self.generation(repo) else { continue };
             if g.meta.chunks == 0 {
                 continue;
             }
-            let embedded = g.coverage().is_some_and(|set| set.model_id == model && set.embedded > 0);
-            let hits = if embedded { g.semantic(&vector, k).ok().flatten() } else { None };
-            let cosines = hits.map(|hits| {
-                let mut cosines: Vec<f32> = hits.into_iter().map(|(_, c)| c).collect();
-                cosines.sort_by(|a, b| b.total_cmp(a));
-                cosines
-            });
+            if !g.coverage().is_some_and(|set| set.model_id == model && set.embedded > 0) {
+                return None;
+            }
+            embedded.push(repo);
+        }
+        if embedded.is_empty() {
+            return None;
+        }
+        let vector = self.query_vector(query, &mut Vec::new())?;
+        let mut out = BTreeMap::new();
+        for repo in embedded {
+            let hits = self.open[repo].semantic(&vector, k).ok().flatten()?;
+            let mut cosines: Vec<f32> = hits.into_iter().map(|(_, c)| c).collect();
+            cosines.sort_by(|a, b| b.total_cmp(a));
             out.insert(repo.clone(), cosines);
         }
-        out
+        Some(out)
     }
 
     /// The collection statistics of `query`'s analysed terms in each of `repos`, in
