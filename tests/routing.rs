@@ -453,3 +453,61 @@ fn routing_judges_content_by_meaning_when_every_repo_is_embedded() {
         assert!(!meaning, "dojo has no vectors: {repo}'s content is judged by words: {routed}");
     }
 }
+
+/// With the model, a repo whose registry entry is alike a neighbour's is two hops away:
+/// the real registry's openclaw ("personal AI assistant … agent … skills") is alike
+/// gemini-cli ("terminal AI agent … skills"), which the real logs test with, and the query's
+/// answer is in openclaw alone. Its content admits it; the route says by which path.
+#[test]
+fn a_repo_alike_a_neighbour_is_searched_when_its_content_agrees() {
+    if util::model_dir().is_none() {
+        return;
+    }
+    let home = real_world_with_trees(&[
+        ("patina", "src/graph.rs", "/// Derives the graph from events.\npub fn derive() {}\n"),
+        (
+            "gemini-cli",
+            "docs/hooks.md",
+            "# Hooks\n\nA BeforeTool hook runs before each tool call and may block it or rewrite its arguments.\n",
+        ),
+        (
+            "openclaw",
+            "docs/concepts/compaction.md",
+            "# Compaction\n\nWhen a conversation nears the model's context window, older turns are summarised into \
+             one compact entry and the recent messages are kept as they were.\n",
+        ),
+    ]);
+    for id in ["patina", "gemini-cli", "openclaw"] {
+        ok_with_model(&home, &["repo", "add", id, "--wait"]);
+    }
+    let query = "summarizing older conversation turns once the chat approaches the context window limit";
+    let routed = json_with_model(&home, &["scry", query, "--project", "patina"]);
+    assert!(searched(&routed).contains(&"openclaw".to_string()), "{routed}");
+    let reason = routed["route"]["searched"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["repo"] == "openclaw")
+        .map(|r| r["reason"].as_str().unwrap().to_string())
+        .unwrap();
+    assert!(
+        reason.starts_with("2 hops: patina TESTS_WITH gemini-cli")
+            && reason.contains("gemini-cli and openclaw are alike"),
+        "{reason}"
+    );
+    // Lexical only, there is no likeness: openclaw has no edge, no shared domain, and
+    // the query does not describe its entry.
+    let mut cmd = home.cmd(&["scry", query, "--project", "patina", "--lexical-only", "--json"]);
+    models_env(&mut cmd);
+    let out = cmd.output().unwrap();
+    let routed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let reason = routed["route"]["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(routed["route"]["searched"].as_array().unwrap())
+        .find(|r| r["repo"] == "openclaw")
+        .map(|r| r["reason"].as_str().unwrap().to_string())
+        .unwrap_or_default();
+    assert!(!reason.contains("are alike"), "{reason}");
+}

@@ -392,28 +392,53 @@ pub(crate) fn knowledge_vectors(
     Some((query_vector, vectors))
 }
 
-/// With a model: the cosine of the query to each indexed repo's registry entry
-/// ([`route::registry_text`]) other than `project`'s, so a query that describes a repo in
-/// other words than its summary's ("AI coding assistant" for "terminal AI coding agent")
-/// still finds it. Entry vectors share the knowledge channel's cache; empty without a model.
+/// What the registry entries say by meaning, with a model (both empty without one).
+#[derive(Debug, Default)]
+struct RegistryMeaning {
+    /// The cosine of the query to each indexed repo's registry entry
+    /// ([`route::registry_text`]) other than the project's, so a query that describes a
+    /// repo in other words than its summary's ("AI coding assistant" for "terminal AI
+    /// coding agent") still finds it.
+    described: BTreeMap<String, f64>,
+    /// Per indexed repo (not the project), the others whose entries are alike
+    /// ([`route::ALIKE_COSINE`]): routing's second hop by meaning (`route::RouteWorld::alike`).
+    alike: BTreeMap<String, Vec<(String, f64)>>,
+}
+
+/// The registry entries of the indexed repos other than `project`, by meaning: their
+/// cosine to the query and to each other. Entry vectors share the knowledge channel's
+/// cache; empty without a model.
 fn registry_meaning(
     home: &PatinaHome,
     searcher: &mut Searcher,
     world: &World,
     project: &str,
     query: &str,
-) -> BTreeMap<String, f64> {
+) -> RegistryMeaning {
     let nodes: Vec<&NodeRegistered> =
         world.indexed.iter().filter(|r| r.as_str() != project).filter_map(|r| world.nodes.get(r)).collect();
     if nodes.is_empty() || searcher.model_id().is_none() {
-        return BTreeMap::new();
+        return RegistryMeaning::default();
     }
-    let Some(query_vector) = searcher.embed_query(query) else { return BTreeMap::new() };
+    let Some(query_vector) = searcher.embed_query(query) else { return RegistryMeaning::default() };
     let texts: Vec<String> = nodes.iter().map(|n| route::registry_text(n)).collect();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let cosine = |v: &[f32]| f64::from(crate::search::embed::cosine(&query_vector, v));
-    let Some(cosines) = cached_vectors(home, searcher, world, &refs, cosine) else { return BTreeMap::new() };
-    nodes.iter().map(|n| n.id.clone()).zip(cosines).collect()
+    let Some(vectors) = cached_vectors(home, searcher, world, &refs, <[f32]>::to_vec) else {
+        return RegistryMeaning::default();
+    };
+    let cosine = |a: &[f32], b: &[f32]| f64::from(crate::search::embed::cosine(a, b));
+    let described = nodes.iter().zip(&vectors).map(|(n, v)| (n.id.clone(), cosine(&query_vector, v))).collect();
+    let mut alike: BTreeMap<String, Vec<(String, f64)>> = BTreeMap::new();
+    for (i, (a, va)) in nodes.iter().zip(&vectors).enumerate() {
+        for (b, vb) in nodes.iter().zip(&vectors).skip(i + 1) {
+            let cos = cosine(va, vb);
+            if cos >= route::ALIKE_COSINE {
+                alike.entry(a.id.clone()).or_default().push((b.id.clone(), cos));
+                alike.entry(b.id.clone()).or_default().push((a.id.clone(), cos));
+            }
+        }
+    }
+    RegistryMeaning { described, alike }
 }
 
 /// The cache key of `text`'s embedding by `model`.
@@ -608,9 +633,9 @@ pub fn plan(
     // Content pre-scores choose among connected repos; chosen or all repos need none.
     let selected =
         if mode == route::Mode::Graph { selection(searcher, &world.indexed, query) } else { Selection::default() };
-    let described = match &project {
+    let meaning = match &project {
         Some(p) if mode == route::Mode::Graph => registry_meaning(home, searcher, world, p, query),
-        _ => BTreeMap::new(),
+        _ => RegistryMeaning::default(),
     };
     let routed = route::route(
         project.as_deref(),
@@ -623,7 +648,8 @@ pub fn plan(
             evidence,
             second_hop,
             languages: &world.languages,
-            described: &described,
+            described: &meaning.described,
+            alike: &meaning.alike,
             other_names: &world.other_names,
             content_by_meaning: selected.by_meaning,
         },

@@ -30,6 +30,13 @@ pub const ROUTE_TYPES: [EdgeType; 4] = [EdgeType::Uses, EdgeType::LearnsFrom, Ed
 /// repo has 1. With reciprocal-rank fused scores (1 / (60 + rank) per channel), 1.15 lets
 /// the named repo's tenth file pass another repo's first.
 pub const NAMED_PRIOR: f64 = 1.15;
+/// Two registry entries this alike by meaning (the cosine of their [`registry_text`]
+/// vectors) describe repos of one kind ("terminal AI coding agent" and "terminal AI
+/// agent"): they link like a shared specific domain (see [`two_hops`]). Chosen on the fit
+/// querysets with the model: fit2 routing recall 0.963 → 0.975 (f2_013 reaches openclaw
+/// through gemini-cli, cosine 0.63) at waste 1.00 → 1.10, shared and eval/world recall
+/// unchanged; flat for 0.45–0.6, and 0.65 loses openclaw.
+pub const ALIKE_COSINE: f64 = 0.55;
 /// How much a connected repo's routing score follows its edge weight (0: not at all).
 const EDGE_SHARE: f64 = 0.5;
 /// A repo two hops away (project → A → B, or A and B sharing a specific domain) scores
@@ -239,6 +246,10 @@ pub struct RouteWorld<'a> {
     /// With the model: per repo, the cosine of the query to its registry entry
     /// ([`registry_text`]); empty without one.
     pub described: &'a BTreeMap<String, f64>,
+    /// With the model: per repo, the repos whose registry entries are alike by meaning
+    /// (cosine ≥ [`ALIKE_COSINE`]), with the cosine; empty without one. A neighbour's
+    /// like is two hops away, as if they shared a specific domain.
+    pub alike: &'a BTreeMap<String, Vec<(String, f64)>>,
     /// Per node: the names it also goes by in a query, its distinctive name parts that
     /// cannot be ordinary words ([`other_names`]).
     pub other_names: &'a BTreeMap<String, Vec<String>>,
@@ -290,7 +301,8 @@ fn registry_relevance(
 
 /// The repos two hops from `project`, each with its strongest path: (strength, path).
 /// A hop goes along a stored routable edge of a neighbour, or to a reference that shares
-/// a specific (non-language) domain with a neighbour ("dojo's sibling starknet-foundry").
+/// a specific (non-language) domain with a neighbour ("dojo's sibling starknet-foundry"),
+/// or, with the model, whose registry entry is alike a neighbour's ([`RouteWorld::alike`]).
 fn two_hops<'a>(
     project: &str,
     direct: &BTreeMap<&'a str, &'a Edge>,
@@ -319,6 +331,15 @@ fn two_hops<'a>(
         n.domains.iter().map(|d| d.to_lowercase()).filter(|d| !world.languages.iter().any(|l| l == d)).collect()
     };
     for (a, e1) in direct {
+        for (b, cos) in world.alike.get(*a).into_iter().flatten() {
+            if world.nodes.get(b).is_some_and(|n| n.kind == NodeKind::Reference) {
+                let path = format!(
+                    "{} {} {} ({:.2}) → {} and {} are alike (registry entries, cosine {cos:.2})",
+                    e1.from, e1.edge_type, e1.to, e1.weight, a, b
+                );
+                offer(b.as_str(), e1.weight * DOMAIN_HOP_WEIGHT, path);
+            }
+        }
         let Some(node_a) = world.nodes.get(*a) else { continue };
         let domains_a = specific(node_a);
         if domains_a.is_empty() {
@@ -738,6 +759,7 @@ mod tests {
     }
 
     static NO_COSINES: BTreeMap<String, f64> = BTreeMap::new();
+    static NO_LIKES: BTreeMap<String, Vec<(String, f64)>> = BTreeMap::new();
     static NO_OTHER_NAMES: BTreeMap<String, Vec<String>> = BTreeMap::new();
 
     /// A world with no second hop (beyond shared domains), no model and no other names.
@@ -756,6 +778,7 @@ mod tests {
             second_hop: &[],
             languages,
             described: &NO_COSINES,
+            alike: &NO_LIKES,
             other_names: &NO_OTHER_NAMES,
             content_by_meaning: false,
         }
@@ -791,6 +814,7 @@ mod tests {
             second_hop: &[],
             languages: &[],
             described,
+            alike: &BTreeMap::new(),
             other_names: &BTreeMap::new(),
             content_by_meaning: false,
         };
@@ -883,6 +907,7 @@ mod tests {
             second_hop: &[],
             languages: &[],
             described: &BTreeMap::new(),
+            alike: &BTreeMap::new(),
             other_names: &BTreeMap::new(),
             content_by_meaning: false,
         };
@@ -1038,6 +1063,44 @@ mod tests {
         // A shared language is no path: SDL (c) reaches nothing new through `c`.
         let hops = two_hops("patina", &[("SDL", &edges[1])].into_iter().collect(), &world);
         assert!(hops.is_empty(), "{hops:?}");
+    }
+
+    #[test]
+    fn a_repo_alike_a_neighbour_by_meaning_is_two_hops_away() {
+        // opencode has no edge and no specific domain; its registry entry is alike
+        // livestore's (as the model would say) and livestore is a neighbour.
+        let (nodes, indexed, edges) = world();
+        let evidence = BTreeMap::new();
+        let languages: Vec<String> = ["typescript", "rust", "cairo", "c"].map(String::from).to_vec();
+        let alike: BTreeMap<String, Vec<(String, f64)>> = [
+            ("livestore".to_string(), vec![("opencode".to_string(), 0.79)]),
+            ("opencode".to_string(), vec![("livestore".to_string(), 0.79)]),
+        ]
+        .into_iter()
+        .collect();
+        let world = RouteWorld { alike: &alike, ..plain_world(&nodes, &indexed, &edges, &evidence, &languages) };
+        let content = |best: f64| move |r: &str| Some(if r == "opencode" { best } else { 0.2 });
+        let query = "compacting older conversation turns";
+        let r = route(Some("patina"), query, &Mode::Graph, world, &RouteOptions::default(), content(1.0));
+        assert!(r.repos().contains(&"opencode".to_string()), "{r:?}");
+        let reason = r.reason("opencode").unwrap();
+        assert!(
+            reason.starts_with(
+                "2 hops: patina LEARNS_FROM livestore (0.87) → livestore and opencode are alike (registry entries, cosine 0.79)"
+            ),
+            "{reason}"
+        );
+        // Weak content agreement: the likeness alone admits nothing.
+        let r = route(Some("patina"), query, &Mode::Graph, world, &RouteOptions::default(), content(0.1));
+        assert!(!r.repos().contains(&"opencode".to_string()), "{r:?}");
+        assert!(r.skipped.iter().any(|s| s.repo == "opencode" && s.reason.contains("are alike")), "{r:?}");
+        // Without likenesses (no model), opencode is no hop at all.
+        let hops = two_hops(
+            "patina",
+            &[("livestore", &edges[2])].into_iter().collect(),
+            &plain_world(&nodes, &indexed, &edges, &evidence, &languages),
+        );
+        assert!(!hops.contains_key("opencode"), "{hops:?}");
     }
 
     #[test]
