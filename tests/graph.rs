@@ -911,8 +911,8 @@ fn old_names_and_owner_name_links_of_registered_repos_make_their_edges() {
 /// SDL repository" (20250901-164140:34) is a failure, i.e. testing; so is a fix made for a
 /// repo and tested on it (20250904-171009:10), and an inline list inherits its colon's words
 /// (20250910-055853:88); a testing verb with its object before the repo is a testing cue
-/// (20250905-111908:34), and a learning verb over five repos a sweep of test subjects
-/// (20250909-142825:32).
+/// (20250905-111908:34), a learning verb over five repos a sweep of test subjects
+/// (20250909-142825:32), and a weak testing word over five a strong one (20250908-204348:129).
 #[test]
 fn real_list_items_inherit_their_lead_in_and_failures_are_tests() {
     let home = real_world();
@@ -947,6 +947,20 @@ fn real_list_items_inherit_their_lead_in_and_failures_are_tests() {
         assert_eq!(class, "testing", "{repo}");
         assert!(cue.contains("repos on one line: a sweep of test subjects"), "{cue}");
     }
+    // A weak testing word over several repos names the run's subjects, and is strong:
+    // "Successfully indexed 6 large repositories (Dagger, Dust, Dojo, SDL, HumanLayer,
+    // DuckDB)" is the one testing evidence for HumanLayer in the logs of its time.
+    let strong = |file_line: &str, repo: &str| {
+        mentions.as_array().unwrap().iter().any(|m| {
+            let source = format!("{}:{}", m["source"]["path"].as_str().unwrap_or(""), m["source"]["start_line"]);
+            source.ends_with(file_line) && m["payload"]["repo"] == repo && m["payload"]["strong_cue"] == true
+        })
+    };
+    let (class, cue) = at("20250908-204348.md:129", "humanlayer");
+    assert_eq!(class, "testing");
+    assert!(cue.starts_with("indexed (") && cue.contains("a sweep of test subjects"), "{cue}");
+    assert!(strong("20250908-204348.md:129", "humanlayer"));
+    assert!(has(&edges(&home), "patina", "TESTS_WITH", "humanlayer"));
 }
 
 /// A registry where `n` nodes (every third a project) share the domain `rust`, and the

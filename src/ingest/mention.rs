@@ -154,15 +154,23 @@ pub struct FoundMention {
 /// ("Prior art: A, B, C") and bulk lines are left alone. Applied to phrase cues here and
 /// to the exemplars' decisions in ingest. See `subjects_min_distinct_nodes` in
 /// `rules/cues.toml`.
+///
+/// A weak testing cue on such a line is strong: "Successfully indexed 6 large repositories
+/// (Dagger, Dust, Dojo, SDL, HumanLayer, DuckDB)" names the run's subjects. (A weak
+/// learning cue stays weak: "explored documentation patterns across 4 repos" is no run.)
 pub fn sweep_of_subjects(mention: &mut FoundMention, cues: &Cues) {
     let n = mention.co_mentions as usize;
-    if mention.cue_class == CueClass::Learning
-        && !mention.bound
+    let sweep = !mention.bound
         && !mention.inherited
         && n >= cues.subjects_min_distinct_nodes
-        && n < cues.bulk_min_distinct_nodes
-    {
+        && n < cues.bulk_min_distinct_nodes;
+    if !sweep {
+        return;
+    }
+    let becomes_strong = mention.cue_class == CueClass::Testing && !mention.strong_cue;
+    if mention.cue_class == CueClass::Learning || becomes_strong {
         mention.cue_class = CueClass::Testing;
+        mention.strong_cue |= becomes_strong;
         mention.cue = format!("{} ({n} repos on one line: a sweep of test subjects)", mention.cue);
     }
 }
@@ -1069,7 +1077,7 @@ mod tests {
     }
 
     #[test]
-    fn a_learning_cue_over_several_repos_is_a_sweep_of_test_subjects() {
+    fn a_cue_over_several_repos_is_a_sweep_of_test_subjects() {
         let (matcher, cues) = world();
         let cue_of = |text: &str| -> Vec<(String, CueClass, String)> {
             extract(text, &matcher, &cues, Some("patina"))
@@ -1087,8 +1095,22 @@ mod tests {
         // A cue inherited from a lead-in stays: the list is of what was studied.
         let found = cue_of("Studied for the design:\n- SDL, duckdb, dagger: their plugin loading\n");
         assert!(found.iter().all(|(_, c, _)| *c == CueClass::Learning), "{found:?}");
-        // A testing or using cue over several repos is left as it is.
+        // A testing or using cue over several repos keeps its class.
         assert!(cue_of("Tested on SDL, duckdb and dagger").iter().all(|(_, c, _)| *c == CueClass::Testing));
+        // A weak testing cue over several repos names the run's subjects: strong. Over
+        // two, it stays weak; a weak learning cue over several becomes a weak testing one.
+        let strength = |text: &str| -> Vec<(CueClass, bool)> {
+            extract(text, &matcher, &cues, Some("patina")).into_iter().map(|m| (m.cue_class, m.strong_cue)).collect()
+        };
+        assert_eq!(
+            strength("Successfully indexed 3 large repositories (SDL, duckdb, dagger)"),
+            [(CueClass::Testing, true); 3]
+        );
+        assert_eq!(strength("Successfully indexed SDL and duckdb"), [(CueClass::Testing, false); 2]);
+        assert_eq!(
+            strength("Explored documentation patterns across SDL, duckdb and dagger"),
+            [(CueClass::Testing, false); 3]
+        );
     }
 
     #[test]
