@@ -376,16 +376,21 @@ fn ok_with_model(home: &Home, args: &[&str]) -> String {
     util::stdout(&out)
 }
 
-/// A routed repo's content score in the route's reasons, and whether it was judged by
-/// meaning ("content 0.83 (by meaning)").
-fn content_of(result: &Value, repo: &str) -> (f64, bool) {
+/// Why the route searched or skipped `repo`.
+fn reason_of<'a>(result: &'a Value, repo: &str) -> &'a str {
     let route = &result["route"];
-    let entry = ["searched", "skipped"]
+    ["searched", "skipped"]
         .iter()
         .flat_map(|k| route[*k].as_array().unwrap())
         .find(|r| r["repo"] == repo)
-        .unwrap_or_else(|| panic!("{repo} not in the route: {route}"));
-    let reason = entry["reason"].as_str().unwrap();
+        .and_then(|r| r["reason"].as_str())
+        .unwrap_or_else(|| panic!("{repo} not in the route: {route}"))
+}
+
+/// A routed repo's content score in the route's reasons, and whether it was judged by
+/// meaning ("content 0.83 (by meaning)").
+fn content_of(result: &Value, repo: &str) -> (f64, bool) {
+    let reason = reason_of(result, repo);
     let at = reason.find("content ").unwrap_or_else(|| panic!("no content score for {repo}: {reason}"));
     let rest = &reason[at + "content ".len()..];
     let number: String = rest.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
@@ -483,13 +488,7 @@ fn a_repo_alike_a_neighbour_is_searched_when_its_content_agrees() {
     let query = "summarizing older conversation turns once the chat approaches the context window limit";
     let routed = json_with_model(&home, &["scry", query, "--project", "patina"]);
     assert!(searched(&routed).contains(&"openclaw".to_string()), "{routed}");
-    let reason = routed["route"]["searched"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["repo"] == "openclaw")
-        .map(|r| r["reason"].as_str().unwrap().to_string())
-        .unwrap();
+    let reason = reason_of(&routed, "openclaw");
     assert!(
         reason.starts_with("2 hops: patina TESTS_WITH gemini-cli")
             && reason.contains("gemini-cli and openclaw are alike"),
@@ -500,14 +499,8 @@ fn a_repo_alike_a_neighbour_is_searched_when_its_content_agrees() {
     let mut cmd = home.cmd(&["scry", query, "--project", "patina", "--lexical-only", "--json"]);
     models_env(&mut cmd);
     let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{}", util::stderr(&out));
     let routed: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let reason = routed["route"]["skipped"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .chain(routed["route"]["searched"].as_array().unwrap())
-        .find(|r| r["repo"] == "openclaw")
-        .map(|r| r["reason"].as_str().unwrap().to_string())
-        .unwrap_or_default();
+    let reason = reason_of(&routed, "openclaw");
     assert!(!reason.contains("are alike"), "{reason}");
 }

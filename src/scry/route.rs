@@ -331,32 +331,32 @@ fn two_hops<'a>(
         n.domains.iter().map(|d| d.to_lowercase()).filter(|d| !world.languages.iter().any(|l| l == d)).collect()
     };
     for (a, e1) in direct {
+        let domains_a = world.nodes.get(*a).map(specific).unwrap_or_default();
+        if !domains_a.is_empty() {
+            for (b, node_b) in world.nodes.range::<str, _>(..).filter(|(_, n)| n.kind == NodeKind::Reference) {
+                let shared: Vec<String> = specific(node_b).intersection(&domains_a).cloned().collect();
+                if !shared.is_empty() && b != a {
+                    let path = format!(
+                        "{} {} {} ({:.2}) → {} and {} share domain {}",
+                        e1.from,
+                        e1.edge_type,
+                        e1.to,
+                        e1.weight,
+                        a,
+                        b,
+                        shared.join(", ")
+                    );
+                    offer(b.as_str(), e1.weight * DOMAIN_HOP_WEIGHT, path);
+                }
+            }
+        }
+        // Offered after the shared domains: at equal strength, the named domain is the
+        // plainer reason.
         for (b, cos) in world.alike.get(*a).into_iter().flatten() {
             if world.nodes.get(b).is_some_and(|n| n.kind == NodeKind::Reference) {
                 let path = format!(
                     "{} {} {} ({:.2}) → {} and {} are alike (registry entries, cosine {cos:.2})",
                     e1.from, e1.edge_type, e1.to, e1.weight, a, b
-                );
-                offer(b.as_str(), e1.weight * DOMAIN_HOP_WEIGHT, path);
-            }
-        }
-        let Some(node_a) = world.nodes.get(*a) else { continue };
-        let domains_a = specific(node_a);
-        if domains_a.is_empty() {
-            continue;
-        }
-        for (b, node_b) in world.nodes.range::<str, _>(..).filter(|(_, n)| n.kind == NodeKind::Reference) {
-            let shared: Vec<String> = specific(node_b).intersection(&domains_a).cloned().collect();
-            if !shared.is_empty() && b != a {
-                let path = format!(
-                    "{} {} {} ({:.2}) → {} and {} share domain {}",
-                    e1.from,
-                    e1.edge_type,
-                    e1.to,
-                    e1.weight,
-                    a,
-                    b,
-                    shared.join(", ")
                 );
                 offer(b.as_str(), e1.weight * DOMAIN_HOP_WEIGHT, path);
             }
