@@ -376,6 +376,17 @@ fn ok_with_model(home: &Home, args: &[&str]) -> String {
     util::stdout(&out)
 }
 
+/// With the model: [`real_world_with_trees`] with the repos `embed` indexed and embedded
+/// (`repo add --wait`). `None` without the model.
+fn embedded_real_world(files: &[(&str, &str, &str)], embed: &[&str]) -> Option<Home> {
+    util::model_dir()?;
+    let home = real_world_with_trees(files);
+    for id in embed {
+        ok_with_model(&home, &["repo", "add", id, "--wait"]);
+    }
+    Some(home)
+}
+
 /// Why the route searched or skipped `repo`.
 fn reason_of<'a>(result: &'a Value, repo: &str) -> &'a str {
     let route = &result["route"];
@@ -403,42 +414,45 @@ fn content_of(result: &Value, repo: &str) -> (f64, bool) {
 /// content is judged by words for all: no repo is outranked for want of vectors.
 #[test]
 fn routing_judges_content_by_meaning_when_every_repo_is_embedded() {
-    if util::model_dir().is_none() {
-        return;
-    }
-    let home = real_world_with_trees(&[
-        ("patina", "src/graph.rs", "/// Derives the graph from events.\npub fn derive() {}\n"),
-        (
-            "livestore",
-            "docs/syncing.md",
-            "# Syncing\n\nEvery client keeps working while disconnected and records each change it makes as an \
+    let Some(home) = embedded_real_world(
+        &[
+            ("patina", "src/graph.rs", "/// Derives the graph from events.\npub fn derive() {}\n"),
+            (
+                "livestore",
+                "docs/syncing.md",
+                "# Syncing\n\nEvery client keeps working while disconnected and records each change it makes as an \
              event. On reconnecting it pushes its pending events to the sync backend and pulls the ones it \
              missed; when two clients changed the same document concurrently, the local events are rebased on \
              top of the remote ones, so every client converges on the same state.\n",
-        ),
-        (
-            "livestore",
-            "docs/offline.md",
-            "# Offline support\n\nThe app stays usable without a network: every write is queued locally and \
+            ),
+            (
+                "livestore",
+                "docs/offline.md",
+                "# Offline support\n\nThe app stays usable without a network: every write is queued locally and \
              merged with the writes of other devices once the connection returns.\n",
-        ),
-        (
-            "duckdb",
-            "docs/server.md",
-            "# Query server\n\nThe server answers the SQL of each client; it keeps a history of the queries \
+            ),
+            (
+                "duckdb",
+                "docs/server.md",
+                "# Query server\n\nThe server answers the SQL of each client; it keeps a history of the queries \
              each client edited and ran on the server.\n",
-        ),
-        (
-            "duckdb",
-            "src/aggregate.cpp",
-            "// Hash aggregate: groups rows by key and sums each column vector.\nvoid HashAggregate(DataChunk &chunk) {}\n",
-        ),
-        ("SDL", "src/video/SDL_video.c", "/* Create a window. */\nint SDL_CreateWindow(void) { return 0; }\n"),
-        ("dojo", "crates/dojo-core/src/world.cairo", "// The world contract stores every model.\nfn set_entity() {}\n"),
-    ]);
-    for id in ["patina", "livestore", "duckdb", "SDL"] {
-        ok_with_model(&home, &["repo", "add", id, "--wait"]);
-    }
+            ),
+            (
+                "duckdb",
+                "src/aggregate.cpp",
+                "// Hash aggregate: groups rows by key and sums each column vector.\nvoid HashAggregate(DataChunk &chunk) {}\n",
+            ),
+            ("SDL", "src/video/SDL_video.c", "/* Create a window. */\nint SDL_CreateWindow(void) { return 0; }\n"),
+            (
+                "dojo",
+                "crates/dojo-core/src/world.cairo",
+                "// The world contract stores every model.\nfn set_entity() {}\n",
+            ),
+        ],
+        &["patina", "livestore", "duckdb", "SDL"],
+    ) else {
+        return;
+    };
     let query = "how do clients that were offline reconcile their edits with the server?";
     let args = ["scry", query, "--project", "patina"];
 
@@ -465,26 +479,25 @@ fn routing_judges_content_by_meaning_when_every_repo_is_embedded() {
 /// answer is in openclaw alone. Its content admits it; the route says by which path.
 #[test]
 fn a_repo_alike_a_neighbour_is_searched_when_its_content_agrees() {
-    if util::model_dir().is_none() {
-        return;
-    }
-    let home = real_world_with_trees(&[
-        ("patina", "src/graph.rs", "/// Derives the graph from events.\npub fn derive() {}\n"),
-        (
-            "gemini-cli",
-            "docs/hooks.md",
-            "# Hooks\n\nA BeforeTool hook runs before each tool call and may block it or rewrite its arguments.\n",
-        ),
-        (
-            "openclaw",
-            "docs/concepts/compaction.md",
-            "# Compaction\n\nWhen a conversation nears the model's context window, older turns are summarised into \
+    let Some(home) = embedded_real_world(
+        &[
+            ("patina", "src/graph.rs", "/// Derives the graph from events.\npub fn derive() {}\n"),
+            (
+                "gemini-cli",
+                "docs/hooks.md",
+                "# Hooks\n\nA BeforeTool hook runs before each tool call and may block it or rewrite its arguments.\n",
+            ),
+            (
+                "openclaw",
+                "docs/concepts/compaction.md",
+                "# Compaction\n\nWhen a conversation nears the model's context window, older turns are summarised into \
              one compact entry and the recent messages are kept as they were.\n",
-        ),
-    ]);
-    for id in ["patina", "gemini-cli", "openclaw"] {
-        ok_with_model(&home, &["repo", "add", id, "--wait"]);
-    }
+            ),
+        ],
+        &["patina", "gemini-cli", "openclaw"],
+    ) else {
+        return;
+    };
     let query = "summarizing older conversation turns once the chat approaches the context window limit";
     let routed = json_with_model(&home, &["scry", query, "--project", "patina"]);
     assert!(searched(&routed).contains(&"openclaw".to_string()), "{routed}");

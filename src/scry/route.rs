@@ -39,8 +39,8 @@ pub const NAMED_PRIOR: f64 = 1.15;
 pub const ALIKE_COSINE: f64 = 0.55;
 /// How much a connected repo's routing score follows its edge weight (0: not at all).
 const EDGE_SHARE: f64 = 0.5;
-/// A repo two hops away (project → A → B, or A and B sharing a specific domain) scores
-/// this share of a direct neighbour's score ...
+/// A repo two hops away (project → A → B, or A and B sharing a specific domain or alike
+/// in meaning) scores this share of a direct neighbour's score ...
 const HOP_DECAY: f64 = 0.5;
 /// ... and is admitted only when the query's content agrees strongly: its content
 /// pre-score is at least this share of the best candidate's.
