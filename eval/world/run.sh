@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the evaluation world (eval/world/build.sh) and run the routing benchmark on it:
-# the shared queryset, eval/world/queries.json, eval/world/fit2-queries.json and the
-# held-out eval/world/heldout-queries.json, each under graph, all and oracle
+# the shared queryset, eval/world/queries.json, eval/world/fit2-queries.json,
+# eval/world/fit3-queries.json and the held-out eval/world/heldout-queries.json, each under graph, all and oracle
 # routing, printed as markdown tables (per-query rows in OUT_DIR/bench-*.json).
 #
 #   eval/world/run.sh [OUT_DIR] [--semantic]
@@ -44,7 +44,8 @@ fi
 
 export PATINA_HOME="$OUT/home"
 for set in "${PATINA_QUERYSET:-$ROOT/../shared/data/cross-project-queryset.json}" \
-  "$ROOT/eval/world/queries.json" "$ROOT/eval/world/fit2-queries.json" "$ROOT/eval/world/heldout-queries.json"; do
+  "$ROOT/eval/world/queries.json" "$ROOT/eval/world/fit2-queries.json" "$ROOT/eval/world/fit3-queries.json" \
+  "$ROOT/eval/world/heldout-queries.json"; do
   name="$(basename "$set" .json)"
   echo
   echo "## $name"

@@ -741,7 +741,7 @@ pub fn selection(searcher: &mut Searcher, indexed: &BTreeSet<String>, query: &st
     use crate::search::select;
     let repos: Vec<String> = indexed.iter().cloned().collect();
     if let Some(nearest) = searcher.nearest_in_all(&repos, query, select::NEAREST_CHUNKS) {
-        let scores = nearest.into_iter().map(|(repo, cosines)| (repo, select::semantic_strength(&cosines))).collect();
+        let scores = nearest.into_iter().map(|(repo, nearest)| (repo, select::semantic_strength(&nearest))).collect();
         return Selection { scores, by_meaning: true };
     }
     let scores = searcher.select(&repos, query).into_iter().map(|(r, b)| (r, select::strength(b))).collect();

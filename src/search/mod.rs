@@ -258,7 +258,12 @@ impl Searcher {
     /// best first; `None` without a model, or when one of those repos has no vector of
     /// the searcher's model (indexed lexical-only, of another model, or not embedded yet):
     /// then nothing is searched. A repo whose index cannot be opened is left out.
-    pub fn nearest_in_all(&mut self, repos: &[String], query: &str, k: usize) -> Option<BTreeMap<String, Vec<f32>>> {
+    pub fn nearest_in_all(
+        &mut self,
+        repos: &[String],
+        query: &str,
+        k: usize,
+    ) -> Option<BTreeMap<String, select::Nearest>> {
         let model = self.model_id()?;
         let mut embedded = Vec::with_capacity(repos.len());
         for repo in repos {
@@ -269,18 +274,18 @@ impl Searcher {
             if !g.coverage().is_some_and(|set| set.model_id == model && set.embedded > 0) {
                 return None;
             }
-            embedded.push(repo);
+            embedded.push((repo, g.meta.chunks));
         }
         if embedded.is_empty() {
             return None;
         }
         let vector = self.query_vector(query, &mut Vec::new())?;
         let mut out = BTreeMap::new();
-        for repo in embedded {
+        for (repo, chunks) in embedded {
             let hits = self.open[repo].semantic(&vector, k).ok().flatten()?;
             let mut cosines: Vec<f32> = hits.into_iter().map(|(_, c)| c).collect();
             cosines.sort_by(|a, b| b.total_cmp(a));
-            out.insert(repo.clone(), cosines);
+            out.insert(repo.clone(), select::Nearest { cosines, chunks });
         }
         Some(out)
     }

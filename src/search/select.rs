@@ -20,7 +20,10 @@
 //! query's [`NEAREST_CHUNKS`] nearest chunk vectors in the repo. CORI favours repos with
 //! many chunks holding the query's words; a descriptive query ("pick the native binary
 //! for the OS and CPU") whose answer sits in a small repo in other words is found by
-//! meaning. Used when every repo compared has vectors of the query's model.
+//! meaning. Used when every repo compared has vectors of the query's model. The best of
+//! many chunks is near almost any query by chance, so a repo's cosines are discounted
+//! by its size (logarithmically, [`SIZE_DISCOUNT`]): otherwise the biggest trees lead
+//! for queries they do not answer.
 //!
 //! Invariants: beliefs lie in [0.4, 1]; 0.4 means "no query term here" (and is what every
 //! repo gets when no repo holds any term). Strengths lie in [0, 1]. The results are
@@ -83,19 +86,47 @@ pub const COSINE_FLOOR: f64 = 0.4;
 /// the same recall).
 pub const COSINE_FULL: f64 = 0.6;
 
+/// The query's nearest chunks in one repo, and how many chunks the repo has.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Nearest {
+    /// Cosines to the nearest chunks, best first.
+    pub cosines: Vec<f32>,
+    /// All the repo's chunks, near or not.
+    pub chunks: u64,
+}
+
+/// The cosine a repo's nearest chunks lose per e-fold of its size above
+/// [`REFERENCE_CHUNKS`] (and gain per e-fold below it). The best of many chunks is near
+/// almost any query by chance, so without it a big tree (11,610 chunks of
+/// documentation) leads by size: on the four fit routing querysets (108 queries) the
+/// two big documentation trees (openclaw, gemini-cli) had the nearest chunks of 29
+/// queries and held the answer of 13.
+/// The expected best of `n` chance cosines grows with `ln n`, hence the logarithm.
+/// Chosen with [`REFERENCE_CHUNKS`] on those sets (shared, eval/world, fit2, fit3;
+/// `patina bench retrieval --routing graph`, eval world embedded): fit3's routing recall
+/// 0.787 → 0.912 at waste 1.65 → 1.35, flat (0.900–0.912) at 0.02 with the reference
+/// at 2,000–5,000 chunks (0.86–0.91 at 0.015) and falling beyond (0.838 at 0.02 and
+/// 10,000, at most 0.875 at 0.03); the answer repos' rank by content alone, mean
+/// reciprocal, 0.81 → 0.86. ARCHITECTURE.md (Measurements) has the sweep.
+pub const SIZE_DISCOUNT: f64 = 0.02;
+/// The size at which a repo's nearest cosines count as they are.
+pub const REFERENCE_CHUNKS: f64 = 3000.0;
+
 /// A repo's strength by meaning (0..1): the mean of the query's cosines to its
-/// [`NEAREST_CHUNKS`] nearest chunks (`cosines`, any order; all of them in a repo with
-/// fewer chunks), mapped from [`COSINE_FLOOR`] (0) to [`COSINE_FULL`] (1). 0 without a
-/// cosine.
-pub fn semantic_strength(cosines: &[f32]) -> f64 {
-    let mut best: Vec<f64> = cosines.iter().map(|&c| f64::from(c)).filter(|c| c.is_finite()).collect();
+/// [`NEAREST_CHUNKS`] nearest chunks (any order; all of them in a repo with fewer
+/// chunks), less [`SIZE_DISCOUNT`] per e-fold of the repo's chunks above
+/// [`REFERENCE_CHUNKS`] (plus as much per e-fold below), mapped from [`COSINE_FLOOR`]
+/// (0) to [`COSINE_FULL`] (1). 0 without a cosine.
+pub fn semantic_strength(nearest: &Nearest) -> f64 {
+    let mut best: Vec<f64> = nearest.cosines.iter().map(|&c| f64::from(c)).filter(|c| c.is_finite()).collect();
     if best.is_empty() {
         return 0.0;
     }
     best.sort_by(|a, b| b.total_cmp(a));
     best.truncate(NEAREST_CHUNKS);
     let mean = best.iter().sum::<f64>() / best.len() as f64;
-    ((mean - COSINE_FLOOR) / (COSINE_FULL - COSINE_FLOOR)).clamp(0.0, 1.0)
+    let size = SIZE_DISCOUNT * (nearest.chunks.max(1) as f64 / REFERENCE_CHUNKS).ln();
+    ((mean - size - COSINE_FLOOR) / (COSINE_FULL - COSINE_FLOOR)).clamp(0.0, 1.0)
 }
 
 #[cfg(test)]
@@ -144,17 +175,39 @@ mod tests {
         assert_eq!(cori(&[]), vec![]);
     }
 
+    /// Nearest chunks of a repo of the reference size, where cosines count as they are.
+    fn at_reference(cosines: &[f32]) -> f64 {
+        semantic_strength(&Nearest { cosines: cosines.to_vec(), chunks: REFERENCE_CHUNKS as u64 })
+    }
+
     #[test]
     fn semantic_strength_is_the_mean_of_the_nearest_chunks() {
         // Mean of the best five: (0.7 + 0.6 + 0.5 + 0.5 + 0.5) / 5 = 0.56 → (0.56 - 0.4) / 0.2.
-        let s = semantic_strength(&[0.5, 0.7, 0.1, 0.5, 0.6, 0.5, 0.2]);
+        let s = at_reference(&[0.5, 0.7, 0.1, 0.5, 0.6, 0.5, 0.2]);
         assert!((s - 0.8).abs() < 1e-6, "{s}");
         // Fewer chunks than five: the mean of those there are; none: nothing.
-        assert!((semantic_strength(&[0.5, 0.45]) - 0.375).abs() < 1e-6);
-        assert_eq!(semantic_strength(&[0.3, 0.2, 0.1]), 0.0);
-        assert_eq!(semantic_strength(&[]), 0.0);
+        assert!((at_reference(&[0.5, 0.45]) - 0.375).abs() < 1e-6);
+        assert_eq!(at_reference(&[0.3, 0.2, 0.1]), 0.0);
+        assert_eq!(at_reference(&[]), 0.0);
         // Far above the full point, or a broken cosine: clamped, never NaN.
-        assert_eq!(semantic_strength(&[1.0; 5]), 1.0);
-        assert_eq!(semantic_strength(&[f32::NAN, 1.0, 1.0, 1.0, 1.0, 1.0]), 1.0);
+        assert_eq!(at_reference(&[1.0; 5]), 1.0);
+        assert_eq!(at_reference(&[f32::NAN, 1.0, 1.0, 1.0, 1.0, 1.0]), 1.0);
+    }
+
+    #[test]
+    fn the_same_cosines_say_more_in_a_smaller_repo() {
+        let cosines = vec![0.5, 0.5, 0.5, 0.5, 0.5];
+        let of_size = |chunks| semantic_strength(&Nearest { cosines: cosines.clone(), chunks });
+        // e-fold bigger: 0.02 less cosine, 0.1 less strength; e-fold smaller: as much more.
+        let e = std::f64::consts::E;
+        assert!((of_size((REFERENCE_CHUNKS * e).round() as u64) - 0.4).abs() < 1e-3);
+        assert!((of_size((REFERENCE_CHUNKS / e).round() as u64) - 0.6).abs() < 1e-3);
+        // A tree of 11,610 documentation chunks against one of 420 with nearer chunks by
+        // less than the chance advantage of its size: the small one leads.
+        let big = semantic_strength(&Nearest { cosines: vec![0.53; 5], chunks: 11_610 });
+        let small = semantic_strength(&Nearest { cosines: vec![0.5; 5], chunks: 420 });
+        assert!(small > big, "{small} vs {big}");
+        // No chunk count (an empty meta) is taken as one chunk, never a NaN.
+        assert!(semantic_strength(&Nearest { cosines: cosines.clone(), chunks: 0 }).is_finite());
     }
 }
