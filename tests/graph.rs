@@ -1112,3 +1112,113 @@ fn fit_months_cross_validation() {
         }
     }
 }
+
+/// A labelled relation (or its absence) in one log of `eval/precision-traps/`.
+#[derive(Deserialize)]
+struct TrapLabel {
+    session: String,
+    to: String,
+    #[serde(default)]
+    edge_type: Option<String>,
+    #[serde(default)]
+    kind: Option<String>,
+    line: usize,
+}
+
+#[derive(Deserialize)]
+struct TrapLabels {
+    edge: Vec<TrapLabel>,
+    non_edge: Vec<TrapLabel>,
+}
+
+/// The precision traps (stop 34): 16 logs written blind (the author saw neither the
+/// rules, the code nor any label) to hold mentions that evidence nothing (negations,
+/// plans not acted on, comparisons, other people's projects, examples, removals,
+/// retractions) beside real uses, studies and test runs. Each log is derived alone, and
+/// its current patina edges are scored against its labels. A fit set for precision: the
+/// fit part of the time split gives no handle on it (1.00). `cargo test --test graph
+/// precision_traps -- --nocapture` prints the table and every miss.
+#[test]
+fn precision_traps_table() {
+    let dir = root().join("eval/precision-traps");
+    let labels: TrapLabels = toml::from_str(&std::fs::read_to_string(dir.join("labels.toml")).unwrap()).unwrap();
+    let registry = std::fs::read_to_string(shared_data().join("patina-registry.yaml")).unwrap();
+    let mut sessions: Vec<&str> = labels.edge.iter().chain(&labels.non_edge).map(|l| l.session.as_str()).collect();
+    sessions.sort();
+    sessions.dedup();
+    // The labels are data: each names a real log, a line inside it and a registry id,
+    // and each edge a routable type, each non-edge a kind.
+    for l in labels.edge.iter().chain(&labels.non_edge) {
+        let text = std::fs::read_to_string(dir.join(&l.session)).unwrap_or_else(|e| panic!("{}: {e}", l.session));
+        assert!(l.line >= 1 && l.line <= text.lines().count(), "{}:{}", l.session, l.line);
+        let id = format!("id: {}", l.to);
+        assert!(registry.lines().any(|line| line.trim().trim_start_matches("- ") == id), "not a registry id: {}", l.to);
+        assert!(l.edge_type.is_some() != l.kind.is_some(), "{}:{} {}", l.session, l.line, l.to);
+    }
+    assert!(
+        labels.edge.iter().all(|l| ["USES", "LEARNS_FROM", "TESTS_WITH"].contains(&l.edge_type.as_deref().unwrap()))
+    );
+    let model = util::model_dir();
+    let (mut tp, mut fp, mut found) = (0, 0, 0);
+    let mut by_kind: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut misses = Vec::new();
+    for session in &sessions {
+        let home = real_registry_home();
+        let logs = home.path().join("logs");
+        std::fs::create_dir_all(&logs).unwrap();
+        std::fs::copy(dir.join(session), logs.join(session)).unwrap();
+        let mut ingest = home.cmd(&["mother", "ingest", logs.to_str().unwrap(), "--project", "patina"]);
+        match &model {
+            Some(dir) => ingest.env("PATINA_MODELS", dir).env_remove("PATINA_EXEMPLARS"),
+            None => ingest.env("PATINA_EXEMPLARS", "off"),
+        };
+        let out = ingest.output().unwrap();
+        assert!(out.status.success(), "ingest {session}: {}", util::stderr(&out));
+        let derived: Vec<_> = edges(&home)
+            .into_iter()
+            .filter(|e| e.0 == "patina" && ["USES", "LEARNS_FROM", "TESTS_WITH"].contains(&e.1.as_str()))
+            .collect();
+        let wanted: Vec<&TrapLabel> = labels.edge.iter().filter(|l| &l.session == session).collect();
+        for e in &derived {
+            if wanted.iter().any(|l| l.edge_type.as_deref() == Some(e.1.as_str()) && l.to == e.2) {
+                tp += 1;
+                continue;
+            }
+            fp += 1;
+            let kind = labels
+                .non_edge
+                .iter()
+                .find(|l| &l.session == session && l.to == e.2)
+                .and_then(|l| l.kind.clone())
+                .unwrap_or_else(|| if wanted.iter().any(|l| l.to == e.2) { "wrong type" } else { "unlabelled" }.into());
+            misses.push(format!("false positive: {session} patina {} {} ({kind})", e.1, e.2));
+            *by_kind.entry(kind).or_default() += 1;
+        }
+        for l in &wanted {
+            if has(&derived, "patina", l.edge_type.as_deref().unwrap(), &l.to) {
+                found += 1;
+            } else {
+                misses.push(format!(
+                    "missed: {session}:{} patina {} {}",
+                    l.line,
+                    l.edge_type.as_deref().unwrap(),
+                    l.to
+                ));
+            }
+        }
+    }
+    let cues = if model.is_some() { "phrases + exemplars" } else { "phrases" };
+    println!("| precision traps ({} logs, {cues}) | precision | recall | false positives by kind |", sessions.len());
+    println!("|---|---:|---:|---|");
+    println!(
+        "| each log alone | {:.2} ({tp}/{}) | {:.2} ({found}/{}) | {by_kind:?} |",
+        tp as f64 / (tp + fp).max(1) as f64,
+        tp + fp,
+        found as f64 / labels.edge.len().max(1) as f64,
+        labels.edge.len()
+    );
+    for m in &misses {
+        println!("  {m}");
+    }
+    assert_eq!(sessions.len(), 16, "{sessions:?}");
+}

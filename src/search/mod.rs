@@ -255,7 +255,7 @@ impl Searcher {
     }
 
     /// The cosines of `query`'s `k` nearest chunks in each of `repos` that has chunks,
-    /// best first; `None` without a model, or when one of those repos has no vector of
+    /// best first, and how many chunks with vectors they were drawn from; `None` without a model, or when one of those repos has no vector of
     /// the searcher's model (indexed lexical-only, of another model, or not embedded yet):
     /// then nothing is searched. A repo whose index cannot be opened is left out.
     pub fn nearest_in_all(
@@ -271,10 +271,12 @@ impl Searcher {
             if g.meta.chunks == 0 {
                 continue;
             }
-            if !g.coverage().is_some_and(|set| set.model_id == model && set.embedded > 0) {
-                return None;
+            match g.coverage() {
+                // The nearest are drawn from the chunks with vectors: their number is the
+                // repo's size for the chance of a near one.
+                Some(set) if set.model_id == model && set.embedded > 0 => embedded.push((repo, set.embedded)),
+                _ => return None,
             }
-            embedded.push((repo, g.meta.chunks));
         }
         if embedded.is_empty() {
             return None;

@@ -91,7 +91,7 @@ pub const COSINE_FULL: f64 = 0.6;
 pub struct Nearest {
     /// Cosines to the nearest chunks, best first.
     pub cosines: Vec<f32>,
-    /// All the repo's chunks, near or not.
+    /// The repo's chunks the nearest were drawn from (those with a vector), near or not.
     pub chunks: u64,
 }
 
