@@ -255,9 +255,10 @@ impl Searcher {
     }
 
     /// The cosines of `query`'s `k` nearest chunks in each of `repos` that has chunks,
-    /// best first, and how many chunks with vectors they were drawn from; `None` without a model, or when one of those repos has no vector of
-    /// the searcher's model (indexed lexical-only, of another model, or not embedded yet):
-    /// then nothing is searched. A repo whose index cannot be opened is left out.
+    /// best first, and how many chunks with vectors they were drawn from; `None` without
+    /// a model, or when one of those repos has no vector of the searcher's model (indexed
+    /// lexical-only, of another model, or not embedded yet): then nothing is searched. A
+    /// repo whose index cannot be opened is left out.
     pub fn nearest_in_all(
         &mut self,
         repos: &[String],

@@ -86,7 +86,7 @@ pub const COSINE_FLOOR: f64 = 0.4;
 /// the same recall).
 pub const COSINE_FULL: f64 = 0.6;
 
-/// The query's nearest chunks in one repo, and how many chunks the repo has.
+/// The query's nearest chunks in one repo, and how many chunks they were drawn from.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Nearest {
     /// Cosines to the nearest chunks, best first.
