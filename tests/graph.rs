@@ -398,11 +398,16 @@ struct SplitScore {
 /// ingested for patina with the model (`Some`: exemplars on) or phrases alone (`None`).
 /// Returns the home and how many logs it holds.
 fn real_logs_home(take: impl Fn(&str) -> bool, model: Option<&Path>) -> (Home, usize) {
+    logs_home(&shared_data().join("patina-sessions"), take, model)
+}
+
+/// [`real_logs_home`] with the logs of `source` (a directory of `.md` session logs).
+fn logs_home(source: &Path, take: impl Fn(&str) -> bool, model: Option<&Path>) -> (Home, usize) {
     let home = real_registry_home();
     let part = home.path().join("logs");
     std::fs::create_dir_all(&part).unwrap();
     let mut files = 0;
-    for entry in std::fs::read_dir(shared_data().join("patina-sessions")).unwrap() {
+    for entry in std::fs::read_dir(source).unwrap() {
         let entry = entry.unwrap();
         let name = entry.file_name().to_string_lossy().into_owned();
         if name.ends_with(".md") && take(&name) {
@@ -1163,17 +1168,8 @@ fn precision_traps_table() {
     let mut by_kind: std::collections::BTreeMap<String, usize> = Default::default();
     let mut misses = Vec::new();
     for session in &sessions {
-        let home = real_registry_home();
-        let logs = home.path().join("logs");
-        std::fs::create_dir_all(&logs).unwrap();
-        std::fs::copy(dir.join(session), logs.join(session)).unwrap();
-        let mut ingest = home.cmd(&["mother", "ingest", logs.to_str().unwrap(), "--project", "patina"]);
-        match &model {
-            Some(dir) => ingest.env("PATINA_MODELS", dir).env_remove("PATINA_EXEMPLARS"),
-            None => ingest.env("PATINA_EXEMPLARS", "off"),
-        };
-        let out = ingest.output().unwrap();
-        assert!(out.status.success(), "ingest {session}: {}", util::stderr(&out));
+        let (home, files) = logs_home(&dir, |name| name == *session, model.as_deref());
+        assert_eq!(files, 1, "{session}");
         let derived: Vec<_> = edges(&home)
             .into_iter()
             .filter(|e| e.0 == "patina" && ["USES", "LEARNS_FROM", "TESTS_WITH"].contains(&e.1.as_str()))
