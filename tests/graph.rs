@@ -831,6 +831,41 @@ fn a_removal_ends_a_uses_edge_and_a_re_add_starts_it_again() {
     assert_eq!(home.json(&["mother", "derive", "--check"])["check"], "identical");
 }
 
+/// Stop 35: a later session's retraction ("… was inspired by X. That was wrong") ends the
+/// LEARNS_FROM edge the earlier claims made, with its file:line in `explain`; plans and
+/// hypotheses ("X might be worth benchmarking", items under "Next steps:") and negated
+/// cues ("we don't scrape X") make no edge.
+#[test]
+fn a_retraction_ends_a_learning_claim_and_plans_make_no_edge() {
+    let claim = |id: &str| session(id, "- The event log is inspired by vectorlite: append-only and replayable.\n");
+    let retraction = session(
+        "20260210-100000",
+        "- The old credits said the event log was inspired by vectorlite. That was wrong - it was our own design.\n",
+    );
+    let plans = session(
+        "20260211-100000",
+        "- quickparse might be worth benchmarking someday.\n- We don't scrape ecsdemo: it is one header.\n\n\
+         **Next steps:**\n- Stress test on quickparse\n",
+    );
+    let logs = [("a.md", claim("20260201-100000")), ("b.md", retraction), ("c.md", plans)];
+    let pairs: Vec<(&str, &str)> = logs.iter().map(|(n, t)| (*n, t.as_str())).collect();
+    let home = example_home_with_sessions(&pairs);
+    let all = edges(&home);
+    assert!(!has(&all, "atlas", "LEARNS_FROM", "vectorlite"), "retracted: not current: {all:?}");
+    assert!(!has(&all, "atlas", "TESTS_WITH", "quickparse") && !has(&all, "atlas", "TESTS_WITH", "ecsdemo"), "{all:?}");
+    let history = home.json(&["mother", "graph", "--all"]);
+    let ended = history.as_array().unwrap().iter().find(|e| e["type"] == "LEARNS_FROM" && e["to"] == "vectorlite");
+    assert_eq!(ended.expect("kept as history")["valid_until"], "2026-02-10");
+    let out = home.cmd(&["mother", "explain", "atlas", "LEARNS_FROM", "vectorlite"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("b.md:5") && text.contains("that was wrong"), "{text}");
+    let mentions = home.json(&["mother", "log", "--kind", "mention"]);
+    let hedged = mentions.as_array().unwrap().iter().filter(|m| {
+        m["payload"]["cue_class"] == "plain" && m["payload"]["cue"].as_str().unwrap_or("").starts_with("hedged by")
+    });
+    assert_eq!(hedged.count(), 2, "{mentions}");
+}
+
 /// `replaced X with Y` ends X, never Y; a removal of something *of* X ends nothing.
 #[test]
 fn ending_cues_are_about_the_repo_itself() {

@@ -32,6 +32,10 @@ struct RawCues {
     ambiguous: RawAmbiguous,
     #[serde(default)]
     bulk: RawBulk,
+    #[serde(default)]
+    hedge: RawHedge,
+    #[serde(default)]
+    negation: RawNegation,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -77,6 +81,26 @@ struct RawEnding {
     filler: Vec<String>,
     #[serde(default)]
     objects: Vec<String>,
+    #[serde(default)]
+    retractions: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawHedge {
+    #[serde(default)]
+    phrases: Vec<String>,
+    #[serde(default)]
+    lead_ins: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawNegation {
+    #[serde(default)]
+    words: Vec<String>,
+    #[serde(default)]
+    failure_words: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -121,6 +145,15 @@ pub struct Cues {
     pub ending_after: Vec<String>,
     pub ending_filler: Vec<String>,
     pub ending_objects: Vec<String>,
+    /// Lower-cased, longest first: a sentence opening with one retracts the one before it.
+    pub ending_retractions: Vec<String>,
+    /// Hedge phrases (`[hedge]`): a clause holding one is a plan or a hypothesis.
+    hedges: AhoCorasick,
+    /// Lower-cased lead-in words of lists of plans ("next steps", "todo").
+    hedge_lead_ins: AhoCorasick,
+    /// Lower-cased negations, and the first words of phrases they never void (`[negation]`).
+    negators: Vec<String>,
+    failure_words: Vec<String>,
     pub repo_flag_commands: Vec<String>,
     /// Lower-cased head nouns that, right after a mention, say what it is to the project
     /// ("the DuckDB crate": using), with their class (`compounds` in `rules/cues.toml`).
@@ -165,6 +198,13 @@ struct GappedPhrases {
 
 /// The most words a gapped phrase holds between its verb and its preposition.
 const MAX_GAP_WORDS: usize = 4;
+
+/// The most words between a negation and the cue phrase it voids ("not a fixture").
+const NEGATION_REACH: usize = 2;
+/// How far back from a cue phrase a negation is looked for, in bytes.
+const MAX_NEGATION_BYTES: usize = 64;
+/// The longest retraction phrase compared, in bytes.
+const MAX_RETRACTION_BYTES: usize = 64;
 
 /// One cue found in a text: byte span and class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -212,6 +252,11 @@ impl Cues {
             merged.ending.after.extend(raw.ending.after);
             merged.ending.filler.extend(raw.ending.filler);
             merged.ending.objects.extend(raw.ending.objects);
+            merged.ending.retractions.extend(raw.ending.retractions);
+            merged.hedge.phrases.extend(raw.hedge.phrases);
+            merged.hedge.lead_ins.extend(raw.hedge.lead_ins);
+            merged.negation.words.extend(raw.negation.words);
+            merged.negation.failure_words.extend(raw.negation.failure_words);
             merged.context.repo_words.extend(raw.context.repo_words);
             merged.context.repo_path_segments.extend(raw.context.repo_path_segments);
             merged.ambiguous.ids.extend(raw.ambiguous.ids);
@@ -279,6 +324,15 @@ impl Cues {
             v.dedup();
             v
         };
+        let words_automaton = |words: &[String], what: &str| {
+            AhoCorasickBuilder::new()
+                .ascii_case_insensitive(true)
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(lower(words.to_vec()) as Vec<String>)
+                .map_err(|e| format!("{what}: {e}"))
+        };
+        let hedges = words_automaton(&merged.hedge.phrases, "hedge phrases")?;
+        let hedge_lead_ins = words_automaton(&merged.hedge.lead_ins, "hedge lead-ins")?;
         // Per class: its gapped phrases, and its words that stand by a mention or a result.
         let mut gapped = Vec::new();
         let mut compounds: Vec<(String, CueClass)> = Vec::new();
@@ -321,6 +375,11 @@ impl Cues {
             ending_after: longest_first(merged.ending.after),
             ending_filler: lower(merged.ending.filler),
             ending_objects: lower(merged.ending.objects),
+            ending_retractions: longest_first(merged.ending.retractions),
+            hedges,
+            hedge_lead_ins,
+            negators: lower(merged.negation.words).into_iter().map(|w: String| w.replace('\u{2019}', "'")).collect(),
+            failure_words: lower(merged.negation.failure_words),
             repo_flag_commands: lower(merged.testing.repo_flag_commands),
             compounds,
             owners,
@@ -494,6 +553,12 @@ impl Cues {
     /// that it only partly overlaps, and loses to none it holds whole (the longest phrase
     /// wins, as in plain text: "scrape` on" over the "scrape" inside the code).
     pub fn find_all(&self, text: &str) -> Vec<CueHit> {
+        let mut hits = self.find_spanning_code(text);
+        hits.retain(|h| !self.negated(text, h));
+        hits
+    }
+
+    fn find_spanning_code(&self, text: &str) -> Vec<CueHit> {
         let hits = self.find_plain(text);
         if !text.contains('`') {
             return hits;
@@ -513,6 +578,68 @@ impl Cues {
             }
         }
         merge_spanning(hits, past_code)
+    }
+
+    /// Whether a negation stands right before `hit` (see `[negation]` in `rules/cues.toml`):
+    /// one of the negation words at most [`NEGATION_REACH`] words before the phrase, in
+    /// its clause, unless the phrase is a failure ("didn't crash on SDL" ran on SDL).
+    fn negated(&self, text: &str, hit: &CueHit) -> bool {
+        let phrase = &text[hit.start..hit.end];
+        let first = phrase.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}')).next();
+        let first = first.unwrap_or("").to_lowercase().replace('\u{2019}', "'");
+        if self.negators.is_empty() || self.failure_words.contains(&first) {
+            return false;
+        }
+        let from = text.floor_char_boundary(hit.start.saturating_sub(MAX_NEGATION_BYTES));
+        let mut before = &text[from..hit.start];
+        // Only the clause the phrase is in.
+        let clause_end = ['\n', '.', ',', ';', ':', '!', '?', '(', ')', '\u{2014}', '\u{2013}'];
+        if let Some((i, end)) = before.rmatch_indices(clause_end).next() {
+            before = &before[i + end.len()..];
+        }
+        if let Some(i) = before.rfind(" - ") {
+            before = &before[i + 3..];
+        }
+        let words: Vec<String> = before
+            .split_whitespace()
+            .rev()
+            .take(NEGATION_REACH + 1)
+            .map(|w| w.trim_matches(['`', '*', '"', '_']).to_lowercase().replace('\u{2019}', "'"))
+            .collect();
+        // "not only", "not just": no negation.
+        let softened = |i: usize| i > 0 && matches!(words[i - 1].as_str(), "only" | "just");
+        words.iter().enumerate().any(|(i, w)| self.negators.contains(w) && !softened(i))
+    }
+
+    /// The hedge phrases in `text` (see `[hedge]` in `rules/cues.toml`): byte spans on word
+    /// boundaries, in order.
+    pub fn find_hedges(&self, text: &str) -> Vec<(usize, usize)> {
+        let bytes = text.as_bytes();
+        self.hedges
+            .find_iter(text)
+            .filter(|m| hedge_boundary(bytes, m.start(), m.end()))
+            .map(|m| (m.start(), m.end()))
+            .collect()
+    }
+
+    /// The words that make a lead-in line lead a list of plans ("Next steps:", "TODO",
+    /// "Ideas"): a hedge lead-in word or a hedge phrase in it.
+    pub fn plan_lead_in<'t>(&self, line: &'t str) -> Option<&'t str> {
+        let bytes = line.as_bytes();
+        let word =
+            |m: aho_corasick::Match| hedge_boundary(bytes, m.start(), m.end()).then(|| &line[m.start()..m.end()]);
+        self.hedge_lead_ins.find_iter(line).find_map(word).or_else(|| self.hedges.find_iter(line).find_map(word))
+    }
+
+    /// The retraction `text` opens with, lower-cased as listed ("that was wrong"), if any.
+    pub fn retraction_at(&self, text: &str) -> Option<&str> {
+        let head = &text[..text.floor_char_boundary(MAX_RETRACTION_BYTES.min(text.len()))];
+        let head = head.to_lowercase().replace('\u{2019}', "'");
+        let bytes = head.as_bytes();
+        self.ending_retractions
+            .iter()
+            .find(|r| head.starts_with(r.as_str()) && is_word_boundary(bytes, 0, r.len()))
+            .map(String::as_str)
     }
 
     fn find_plain(&self, text: &str) -> Vec<CueHit> {
@@ -710,6 +837,15 @@ pub fn is_word_boundary(bytes: &[u8], start: usize, end: usize) -> bool {
     let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
     let before = start == 0 || !is_word(bytes[start - 1]);
     let after = end >= bytes.len() || !is_word(bytes[end]);
+    before && after
+}
+
+/// Whether the hedge phrase `bytes[start..end]` stands on word boundaries: no word byte
+/// before it, nor after it unless it ends in punctuation ("idea:").
+fn hedge_boundary(bytes: &[u8], start: usize, end: usize) -> bool {
+    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
+    let before = start == 0 || !is_word(bytes[start - 1]);
+    let after = !is_word(bytes[end - 1]) || end >= bytes.len() || !is_word(bytes[end]);
     before && after
 }
 

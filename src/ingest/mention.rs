@@ -145,6 +145,9 @@ pub struct FoundMention {
     pub bound: bool,
     /// The cue was inherited from a lead-in (a list's, a table's or an inline list's).
     pub inherited: bool,
+    /// The mention sits in a plan, a question or a hypothesis ("X might be worth
+    /// benchmarking", an item under "Next steps:"): plain, and the exemplars leave it.
+    pub hedged: bool,
 }
 
 /// A line naming several repos with a learning cue of its own is a sweep over test
@@ -182,6 +185,8 @@ struct LeadIn {
     label: String,
     /// The cue the block's items inherit: the lead-in's strong class, with its words.
     cue: Option<(CueClass, String)>,
+    /// The lead-in heads a list of plans ("Next steps:", "TODO"): its words and line.
+    plan: Option<String>,
 }
 
 const MAX_SENTENCE: usize = 400;
@@ -246,6 +251,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
     }
 
     let cue_hits = CueIndex::new(cues.find_all(text));
+    let hedges = cues.find_hedges(text);
     let mut nodes_on_line: HashSet<usize> = HashSet::new();
     let lines: Vec<(usize, usize)> = (0..line_starts.len()).map(|i| (line_starts[i], line_end(i))).collect();
     let mut blocks = Blocks::default();
@@ -265,6 +271,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         let breaks = sentence_breaks(bytes, line_start, line_stop);
         let colons: Vec<usize> =
             memchr::memchr_iter(b':', &bytes[line_start..line_stop]).map(|i| line_start + i).collect();
+        let clauses = clause_breaks(text, line_start, line_stop);
         let mut inline_leads: std::collections::HashMap<usize, Option<(CueClass, String)>> = Default::default();
         // Each sentence's counted result, by (sentence start, class): read once per
         // sentence, however many mentions it holds.
@@ -273,10 +280,17 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             let (s_start, s_end) = sentence_bounds(&breaks, line_start, line_stop, c.start, c.end);
             let mut bound = false;
             let mut inherited = false;
+            let mut owned = false;
+            let mut retracted = false;
+            // Where the deciding cue stands (its clause may hedge it).
+            let mut cue_at = c.start;
             let (mut cue, mut strong) = match &c.flag_cue {
                 Some(flag) => (Some((CueClass::Testing, flag.clone())), true),
                 None => match cue_hits.nearest(s_start, s_end, c.start, c.end) {
-                    Some(hit) => (Some((hit.class, text[hit.start..hit.end].to_string())), hit.strong),
+                    Some(hit) => {
+                        cue_at = hit.start;
+                        (Some((hit.class, text[hit.start..hit.end].to_string())), hit.strong)
+                    }
                     None => (None, false),
                 },
             };
@@ -284,12 +298,14 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 // "quickparse failed on the symbol step": the repo is what failed.
                 cue = Some((hit.class, text[hit.start..hit.end].to_string()));
                 strong = true;
+                cue_at = hit.start;
             }
             if !strong && let Some(compound) = cues.compound_after(text, c.end, s_end) {
                 // "explored the DuckDB integration": the noun the mention qualifies says
                 // what the repo is to the project, closer than any word around it.
                 cue = Some(compound);
                 bound = true;
+                cue_at = c.start;
             }
             if !strong
                 && let Some(colon) = colons.partition_point(|&i| i < c.start).checked_sub(1).map(|i| colons[i])
@@ -308,6 +324,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                     strong = true;
                     bound = false;
                     inherited = true;
+                    cue_at = colon;
                 }
             }
             if c.ambiguous && !c.repo_context && !strong {
@@ -319,17 +336,26 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 cue = Some(owner);
                 strong = true;
                 bound = true;
+                owned = true;
             }
             let lead_in = blocks.lead_in(line_idx, text, &lines, cues, matcher, skip_node);
             if let Some(ending) = ending_cue(text, s_start, s_end, c.start, c.end, cues) {
                 cue = Some((CueClass::Ending, ending));
                 strong = true;
                 bound = false;
+                cue_at = c.start;
+            } else if let Some(retraction) = retraction_after(text, s_end, cues) {
+                // "… was inspired by daydreams. That was wrong - …": the claim is withdrawn.
+                cue = Some((CueClass::Ending, retraction.to_string()));
+                strong = true;
+                bound = false;
+                retracted = true;
             } else if !strong && let Some(lead) = lead_in.as_ref().and_then(|l| l.cue.clone()) {
                 cue = Some(lead);
                 strong = true;
                 bound = false;
                 inherited = true;
+                cue_at = c.start;
             }
             if !strong
                 && let Some((class, words)) = &cue
@@ -342,6 +368,28 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 // weak testing word with the run's counted result is a test run.
                 cue = Some((*class, format!("{words} (with a counted result: \"{result}\")")));
                 strong = true;
+            }
+            // A plan, a question or a hypothesis evidences nothing: "Turso might be worth
+            // benchmarking someday", an item under "Next steps:". Not the project's own
+            // thing ("our DuckDB") nor a retraction.
+            let hedge = if owned || retracted {
+                None
+            } else if let Some(plan) = lead_in.as_ref().and_then(|l| l.plan.clone()) {
+                Some(plan)
+            } else {
+                [c.start, cue_at].into_iter().find_map(|at| {
+                    let (from, to) = clause_bounds(&clauses, s_start, s_end, at);
+                    let i = hedges.partition_point(|h| h.0 < from);
+                    hedges.get(i).filter(|h| h.1 <= to).map(|h| format!("\"{}\"", &text[h.0..h.1]))
+                })
+            };
+            let hedged = hedge.is_some();
+            if let Some(hedge) = hedge {
+                let was = cue.take().map(|(_, words)| format!(": {words}")).unwrap_or_default();
+                cue = Some((CueClass::Plain, format!("hedged by {hedge}{was}")));
+                strong = false;
+                bound = false;
+                inherited = false;
             }
             nodes_on_line.insert(c.node);
             let (cue_class, cue) = cue.unwrap_or((CueClass::Plain, String::new()));
@@ -358,6 +406,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 lead_in: lead_in.map(|l| l.label),
                 bound,
                 inherited,
+                hedged,
             });
         }
         let distinct = nodes_on_line.len() as u32;
@@ -557,7 +606,9 @@ fn find_lead_in(
     let label = lead_text.trim().trim_start_matches(['#', '-', '*', ' ']).replace("**", "");
     let label: String = label.trim().chars().take(80).collect();
     let cue = class.map(|(class, words)| (class, format!("{words} (lead-in \"{label}\", line {})", lead + 1)));
-    Some(LeadIn { label, cue })
+    let plan =
+        cues.plan_lead_in(lead_text).map(|words| format!("\"{words}\" (lead-in \"{label}\", line {})", lead + 1));
+    Some(LeadIn { label, cue, plan })
 }
 
 /// How many bytes on each side of a mention an ending phrase (with its filler and object
@@ -762,6 +813,38 @@ fn sentence_breaks(bytes: &[u8], line_start: usize, line_stop: usize) -> Vec<usi
         .map(|i| line_start + i)
         .filter(|&i| is_break(i))
         .collect()
+}
+
+/// The clause separators of a line, in order: where each ';', " - ", " — ", " – " or
+/// ", but " starts. A hedge speaks for its clause: "Tested on dojo; SDL might be next".
+fn clause_breaks(text: &str, line_start: usize, line_stop: usize) -> Vec<usize> {
+    let line = &text[line_start..line_stop];
+    let mut breaks: Vec<usize> = Vec::new();
+    for separator in [";", " - ", " \u{2014} ", " \u{2013} ", ", but "] {
+        breaks.extend(line.match_indices(separator).map(|(i, _)| line_start + i));
+    }
+    breaks.sort_unstable();
+    breaks
+}
+
+/// The clause of the sentence `[s_start, s_end)` holding byte `at`, given its line's
+/// clause breaks.
+fn clause_bounds(breaks: &[usize], s_start: usize, s_end: usize, at: usize) -> (usize, usize) {
+    let i = breaks.partition_point(|&b| b <= at);
+    let from = i.checked_sub(1).map_or(s_start, |i| breaks[i].max(s_start));
+    let to = breaks.get(i).map_or(s_end, |&b| b.min(s_end));
+    (from, to)
+}
+
+/// The retraction opening the sentence after the one ending at `s_end` (on the same line,
+/// or the next line's first words past a list marker), if any: "That was wrong".
+fn retraction_after<'c>(text: &str, s_end: usize, cues: &'c Cues) -> Option<&'c str> {
+    let rest = text[s_end..].trim_start_matches([' ', '\t', '\r']);
+    let rest = match rest.strip_prefix('\n') {
+        Some(next) => next.trim_start_matches([' ', '\t']).trim_start_matches(['-', '*', '+', '>']).trim_start(),
+        None => rest,
+    };
+    cues.retraction_at(rest.trim_start_matches("**"))
 }
 
 /// The sentence holding `[start, end)` within its line, given the line's breaks.
@@ -1181,6 +1264,64 @@ mod tests {
     }
 
     #[test]
+    fn a_plan_or_a_hypothesis_evidences_nothing() {
+        let cue = |text: &str, repo: &str| -> (CueClass, String) {
+            let found = check(text);
+            let (_, class, cue) = found.into_iter().find(|(id, ..)| id == repo).expect(repo);
+            (class, cue)
+        };
+        let (class, why) = cue("- Turso might be worth benchmarking someday, dojo too", "dojo");
+        assert_eq!(class, CueClass::Plain);
+        assert_eq!(why, "hedged by \"might\": benchmarking");
+        assert_eq!(cue("Asked whether SDL should join the fixture set", "SDL").0, CueClass::Plain);
+        assert_eq!(cue("A monorepo like dojo would be a good stress test; maybe later", "dojo").0, CueClass::Plain);
+        // The hedge speaks for its clause: the tested repo of the clause before is tested.
+        assert_eq!(cue("Tested on dojo; SDL might be next", "dojo").0, CueClass::Testing);
+        assert_eq!(cue("Tested on dojo; SDL might be next", "SDL").0, CueClass::Plain);
+        // A clause of options hedges its mention whatever cue the sentence has.
+        let options = "Considered a second Cairo fixture; options were dojo or a contracts repo";
+        assert!(cue(options, "dojo").1.starts_with("hedged by \"options were\""));
+        // Items under a lead-in of plans are hedged, whatever their own cue.
+        let (class, why) = cue("**Next steps:**\n- Test on SDL to verify macros\n", "SDL");
+        assert_eq!(class, CueClass::Plain);
+        assert!(why.starts_with("hedged by \"Next steps\" (lead-in \"Next steps:\", line 1)"), "{why}");
+        // The project's own thing stays its own; a bare modal is no hedge.
+        assert_eq!(cue("We might tune our duckdb schema", "duckdb").0, CueClass::Using);
+        assert_eq!(cue("The scraper could not parse it and crashed on dojo", "dojo").0, CueClass::Testing);
+        assert_eq!(cue("Tested on dojo: the parser should now work there", "dojo").0, CueClass::Testing);
+    }
+
+    #[test]
+    fn a_negated_cue_phrase_is_no_cue() {
+        let classes = |text: &str| -> Vec<CueClass> { check(text).into_iter().map(|(_, class, _)| class).collect() };
+        assert_eq!(classes("USearch is one header; we don't scrape dojo"), vec![CueClass::Plain]);
+        assert_eq!(classes("SDL is named as a shape, not a fixture"), vec![CueClass::Plain]);
+        assert_eq!(classes("never benchmarked against dojo"), vec![CueClass::Plain]);
+        // Not past the end of a clause or two words, not "not only", not a failure.
+        assert_eq!(classes("Not slow, and tested on dojo"), vec![CueClass::Testing]);
+        assert_eq!(classes("no, we did not really ever look, but tested on dojo"), vec![CueClass::Testing]);
+        assert_eq!(classes("not only tested on dojo"), vec![CueClass::Testing]);
+        assert_eq!(classes("it didn't crash on dojo"), vec![CueClass::Testing]);
+        assert_eq!(classes("no panics on SDL"), vec![CueClass::Testing]);
+    }
+
+    #[test]
+    fn a_retraction_in_the_next_sentence_withdraws_the_claim() {
+        let retraction = |text: &str| -> Vec<(String, CueClass, String)> {
+            check(text).into_iter().filter(|(id, ..)| id == "dojo").collect()
+        };
+        let withdrawn = vec![("dojo".to_string(), CueClass::Ending, "that was wrong".to_string())];
+        assert_eq!(retraction("The old credits said it was inspired by dojo. That was wrong - it was SDL"), withdrawn);
+        assert_eq!(
+            retraction("- Hybrid ranking modeled on dojo\n- That\u{2019}s wrong: it is SDL's"),
+            vec![("dojo".to_string(), CueClass::Ending, "that's wrong".to_string())]
+        );
+        // Only the sentence right before: not two back, not a later "wrong".
+        assert_eq!(retraction("Modeled on dojo. It helped. That was wrong")[0].1, CueClass::Learning);
+        assert_eq!(retraction("Modeled on dojo. The old test was wrong")[0].1, CueClass::Learning);
+    }
+
+    #[test]
     fn list_items_and_table_rows_inherit_the_lead_in() {
         let (matcher, cues) = world();
         let text = "### Benchmarks\n\n- SDL: 84k symbols\n  - dojo nested: 1k\n\nNotes:\n- dagger was fine\n\
@@ -1345,6 +1486,20 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        #[test]
+        fn extraction_never_panics_on_text_of_cues_and_multibyte_characters(
+            words in prop::collection::vec(
+                "(dojo|SDL|not |don't |no |might |maybe |tested on |fixture |That was wrong|That\u{2019}s wrong|\
+                 Next steps:|TODO|\u{2014} |\u{2013}|\u{2019}|é|日本|; | - |, but |\\. |: |\n|- |\\| |`|\\*\\*| )",
+                0..40,
+            ),
+        ) {
+            let (matcher, cues) = world();
+            let text: String = words.concat();
+            let found = extract(&text, &matcher, &cues, Some("patina"));
+            prop_assert!(found.iter().all(|m| m.line as usize <= text.lines().count().max(1)));
+        }
+
         #[test]
         fn indexed_look_arounds_match_the_scans(
             text in "[a-c .!?/A-C\\n\"`)1]{1,60}",

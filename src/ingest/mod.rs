@@ -37,7 +37,7 @@ use cues::Cues;
 use mention::NodeMatcher;
 
 /// Bump when extraction changes, so cached files are read again.
-const EXTRACTOR_VERSION: &[u8] = b"ingest-v10";
+const EXTRACTOR_VERSION: &[u8] = b"ingest-v11";
 
 const INGEST_FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("ingest_files");
 
@@ -622,7 +622,8 @@ const MAX_EXEMPLAR_TEXTS_PER_FILE: usize = 2_000;
 
 /// Gives the mentions that phrases left plain or weak the (strong) cue their nearest
 /// exemplars vote for (`exemplars.rs`). Endings, strong cues, cues bound to the mention's
-/// own noun phrase (a compound: "the Dagger-based setup") and bulk lines are left alone;
+/// own noun phrase (a compound: "the Dagger-based setup"), hedged mentions (a plan or a
+/// hypothesis) and bulk lines are left alone;
 /// a mention whose sentence is past the file's [`MAX_EXEMPLAR_TEXTS_PER_FILE`] distinct
 /// sentences keeps its phrase cue (one warning names the file).
 fn classify_by_exemplars(
@@ -638,7 +639,8 @@ fn classify_by_exemplars(
     let mut open: Vec<(usize, usize)> = Vec::new();
     let mut left = 0;
     for (i, m) in mentions.iter().enumerate() {
-        if m.strong_cue || m.bound || m.cue_class == crate::event::CueClass::Ending || m.co_mentions as usize >= bulk {
+        let decided = m.strong_cue || m.bound || m.hedged || m.cue_class == crate::event::CueClass::Ending;
+        if decided || m.co_mentions as usize >= bulk {
             continue;
         }
         let text = exemplars::compared_text(&m.sentence, &m.matched, m.lead_in.as_deref());
@@ -789,6 +791,7 @@ mod tests {
             lead_in: None,
             bound: false,
             inherited: false,
+            hedged: false,
         }
     }
 
