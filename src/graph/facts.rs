@@ -339,7 +339,7 @@ impl Builder {
                 let strong = strong_cue || kind == program::G_COMMAND;
                 let key = self.key(session_id);
                 self.unit(kind, p, r, key, date, strong, seq);
-                if kind == program::G_LEARNING && strong_cue && params.borrowing_cues.contains(&cue.to_lowercase()) {
+                if kind == program::G_LEARNING && strong_cue && params.is_borrowing(cue) {
                     self.unit(program::G_BORROWING, p, r, key, date, true, seq);
                 }
                 if kind == program::G_COMMAND {

@@ -84,6 +84,21 @@ impl Params {
             fingerprint: *hasher.finalize().as_bytes(),
         }
     }
+
+    /// Whether a strong learning cue says a pattern was taken from the repo: one of
+    /// `borrowing_cues`, or a gapped phrase whose verb and preposition are one ("took the
+    /// credential handling from" is "took from").
+    pub fn is_borrowing(&self, cue: &str) -> bool {
+        let cue = cue.trim().to_lowercase();
+        if self.borrowing_cues.contains(&cue) {
+            return true;
+        }
+        let mut words = cue.split_whitespace();
+        match (words.next(), words.next_back()) {
+            (Some(verb), Some(preposition)) => self.borrowing_cues.contains(&format!("{verb} {preposition}")),
+            _ => false,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -93,6 +108,8 @@ mod tests {
         let params = super::Params::builtin();
         assert!(params.languages.contains(&"rust".to_string()));
         assert!(params.weights.import_per_manifest > 0.0);
+        assert!(params.is_borrowing("Took the credential handling from"));
+        assert!(params.is_borrowing("borrowed from") && !params.is_borrowing("tested the parser on"));
     }
 
     /// A contradiction cue only ever meets an ending mention's cue: each must be an ending
@@ -102,7 +119,8 @@ mod tests {
         let params = super::Params::builtin();
         let cues = crate::ingest::cues::Cues::load(&[]).unwrap();
         for cue in &params.contradiction_cues {
-            assert!(cues.ending_before.contains(cue) || cues.ending_after.contains(cue), "{cue}");
+            let ending = cues.ending_before.contains(cue) || cues.ending_after.contains(cue);
+            assert!(ending || cues.ending_retractions.contains(cue), "{cue}");
         }
     }
 }

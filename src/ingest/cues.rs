@@ -68,6 +68,8 @@ struct RawLeadIn {
     learning: Vec<String>,
     #[serde(default)]
     using: Vec<String>,
+    #[serde(default)]
+    repo_columns: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -166,6 +168,8 @@ pub struct Cues {
     /// weak phrase of the class in a sentence reporting one is strong (`result_units`).
     pub result_units: Vec<(String, CueClass)>,
     pub repo_words: Vec<String>,
+    /// Lower-cased header cells of a table's repo column (`repo_columns` in `[lead_in]`).
+    pub repo_columns: Vec<String>,
     pub repo_path_segments: Vec<String>,
     /// Lower-cased ambiguous ids and aliases.
     pub ambiguous: Vec<String>,
@@ -248,6 +252,7 @@ impl Cues {
             merged.lead_in.testing.extend(raw.lead_in.testing);
             merged.lead_in.learning.extend(raw.lead_in.learning);
             merged.lead_in.using.extend(raw.lead_in.using);
+            merged.lead_in.repo_columns.extend(raw.lead_in.repo_columns);
             merged.ending.before.extend(raw.ending.before);
             merged.ending.after.extend(raw.ending.after);
             merged.ending.filler.extend(raw.ending.filler);
@@ -385,6 +390,7 @@ impl Cues {
             owners,
             result_units,
             repo_words: lower(merged.context.repo_words),
+            repo_columns: lower(merged.lead_in.repo_columns),
             repo_path_segments: lower(merged.context.repo_path_segments),
             ambiguous: lower(merged.ambiguous.ids),
             bulk_min_distinct_nodes: merged.bulk.min_distinct_nodes.unwrap_or(6).max(2),

@@ -272,6 +272,10 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         let colons: Vec<usize> =
             memchr::memchr_iter(b':', &bytes[line_start..line_stop]).map(|i| line_start + i).collect();
         let clauses = clause_breaks(text, line_start, line_stop);
+        let results_row = match line_shape(&text[line_start..line_stop]) {
+            LineShape::TableRow => ResultsRow::read(text, &lines, line_idx, cues),
+            _ => None,
+        };
         let mut inline_leads: std::collections::HashMap<usize, Option<(CueClass, String)>> = Default::default();
         // Each sentence's counted result, by (sentence start, class): read once per
         // sentence, however many mentions it holds.
@@ -327,7 +331,18 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                     cue_at = colon;
                 }
             }
-            if c.ambiguous && !c.repo_context && !strong {
+            let results_table = results_row.as_ref().and_then(|row| row.cue(c.start, cues));
+            if let Some(row) = &results_table
+                && !strong
+            {
+                // "| SDL | C | 1,412 | 11.2s |" under "| Repo | Lang | Files | Time |".
+                cue = Some((CueClass::Testing, row.clone()));
+                strong = true;
+                bound = false;
+                inherited = true;
+                cue_at = c.start;
+            }
+            if c.ambiguous && !c.repo_context && results_table.is_none() && !strong {
                 continue;
             }
             if let Some(owner) = cues.owner_before(text, s_start, c.start, skip_node) {
@@ -609,6 +624,68 @@ fn find_lead_in(
     let plan =
         cues.plan_lead_in(lead_text).map(|words| format!("\"{words}\" (lead-in \"{label}\", line {})", lead + 1));
     Some(LeadIn { label, cue, plan })
+}
+
+/// A table row read against its table's header, once per row: which of its cells sit
+/// in a repo column (`repo_columns` in `[lead_in]`) and whether it reports a number.
+struct ResultsRow {
+    /// Where each of the row's `|` stands.
+    pipes: Vec<usize>,
+    /// The header cell of each column, trimmed.
+    header: Vec<String>,
+    header_line: usize,
+    /// Whether each cell of the row is a number ("1,412", "11.2s", "0 → 2,118", "13%").
+    numeric: Vec<bool>,
+}
+
+impl ResultsRow {
+    /// The row `line_idx` of a table with a header and separator row above it (read at
+    /// most [`MAX_BLOCK_LINES`] rows up), if its header names a repo column.
+    fn read(text: &str, lines: &[(usize, usize)], line_idx: usize, cues: &Cues) -> Option<ResultsRow> {
+        let line_text = |i: usize| &text[lines[i].0..lines[i].1];
+        let mut header_line = line_idx;
+        while header_line > 0
+            && line_idx - header_line < MAX_BLOCK_LINES
+            && line_shape(line_text(header_line - 1)) == LineShape::TableRow
+        {
+            header_line -= 1;
+        }
+        // A header, its separator row, then this row (not the header or the separator).
+        if header_line + 1 >= line_idx
+            || !line_text(header_line + 1).trim().chars().all(|c| matches!(c, '|' | '-' | ':' | ' '))
+        {
+            return None;
+        }
+        let cells = |line: &str| -> Vec<String> {
+            line.trim().trim_start_matches('|').trim_end_matches('|').split('|').map(|c| c.trim().to_string()).collect()
+        };
+        let header = cells(line_text(header_line));
+        let repo_column =
+            |cell: &String| cues.repo_columns.contains(&cell.trim_matches(['*', '_', '`']).to_lowercase());
+        if !header.iter().any(repo_column) {
+            return None;
+        }
+        let row = line_text(line_idx);
+        let numeric = cells(row)
+            .iter()
+            .map(|cell| {
+                cell.bytes().any(|b| b.is_ascii_digit()) && cell.chars().filter(|c| c.is_alphabetic()).count() <= 3
+            })
+            .collect();
+        let pipes = memchr::memchr_iter(b'|', row.as_bytes()).map(|i| lines[line_idx].0 + i).collect();
+        Some(ResultsRow { pipes, header, header_line, numeric })
+    }
+
+    /// The results cue of a mention at `start` in this row: it is in a repo column and
+    /// another cell holds a number.
+    fn cue(&self, start: usize, cues: &Cues) -> Option<String> {
+        // A table row starts with '|' (`line_shape`): the cells follow the first one.
+        let column = self.pipes.partition_point(|&p| p < start).checked_sub(1)?;
+        let name = self.header.get(column)?;
+        let counted = self.numeric.iter().enumerate().any(|(i, n)| *n && i != column);
+        (cues.repo_columns.contains(&name.trim_matches(['*', '_', '`']).to_lowercase()) && counted)
+            .then(|| format!("results table (column \"{name}\", line {})", self.header_line + 1))
+    }
 }
 
 /// How many bytes on each side of a mention an ending phrase (with its filler and object
@@ -1325,7 +1402,7 @@ mod tests {
     fn list_items_and_table_rows_inherit_the_lead_in() {
         let (matcher, cues) = world();
         let text = "### Benchmarks\n\n- SDL: 84k symbols\n  - dojo nested: 1k\n\nNotes:\n- dagger was fine\n\
-                    | repo | n |\n|---|---|\n| duckdb | 3 |\n";
+                    | repo | note |\n|---|---|\n| duckdb | fine |\n";
         let found = extract(text, &matcher, &cues, Some("patina"));
         let classes: Vec<(&str, CueClass)> = found.iter().map(|m| (matcher.node_id(m.node), m.cue_class)).collect();
         assert_eq!(
@@ -1345,6 +1422,50 @@ mod tests {
             let classes: Vec<CueClass> = check(&text).into_iter().map(|(_, class, _)| class).collect();
             assert_eq!(classes, [CueClass::Testing, CueClass::Testing], "{lead}");
         }
+    }
+
+    #[test]
+    fn a_row_of_a_results_table_with_a_repo_column_is_a_test_run() {
+        let (matcher, cues) = world();
+        let cues_of = |text: &str| -> Vec<(String, CueClass, String)> {
+            extract(text, &matcher, &cues, Some("patina"))
+                .into_iter()
+                .map(|m| (matcher.node_id(m.node).to_string(), m.cue_class, m.cue))
+                .collect()
+        };
+        // Under a heading that says nothing; an ambiguous id (game-engine) counts here.
+        let table = "**Work completed:**\n\n| Repo | Files | Members (before → after) | Time |\n\
+                     |------|-------|---|------|\n| SDL | 1,412 | 0 → 2,118 | 11.2s |\n| game-engine | 3 | 0 → 61 | 0.2s |\n";
+        let found = cues_of(table);
+        let results = "results table (column \"Repo\", line 3)".to_string();
+        assert_eq!(
+            found,
+            vec![
+                ("SDL".into(), CueClass::Testing, results.clone()),
+                ("game-engine".into(), CueClass::Testing, results.clone())
+            ]
+        );
+        // Not outside the repo column, not without a number, not without a header.
+        let first = |text: &str| cues_of(text)[0].1;
+        assert_ne!(first("| Tool | Repo | Time |\n|---|---|---|\n| SDL | dagger | 3s |\n"), CueClass::Testing);
+        assert_ne!(first("| Repo | Purpose |\n|---|---|\n| SDL | C library |\n"), CueClass::Testing);
+        assert_ne!(first("| SDL | 1,412 |\n| duckdb | 3 |\n"), CueClass::Testing);
+        // Under a lead-in of plans, a results row is a plan.
+        let planned = cues_of("Next steps:\n\n| Repo | Files |\n|---|---|\n| SDL | 1,412 |\n");
+        assert!(planned[0].2.starts_with("hedged by \"Next steps\""), "{planned:?}");
+    }
+
+    #[test]
+    fn taking_something_from_a_repo_is_learning_from_it() {
+        let learning = |text: &str| -> Vec<(String, CueClass, String)> {
+            check(text).into_iter().filter(|(_, class, _)| *class == CueClass::Learning).collect()
+        };
+        assert_eq!(
+            learning("- Took the credential handling from dojo's run script"),
+            vec![("dojo".into(), CueClass::Learning, "Took the credential handling from".into())]
+        );
+        assert_eq!(learning("The layout is taken directly from dojo")[0].2, "taken directly from");
+        assert!(learning("Took 27 seconds to scrape dojo").is_empty());
     }
 
     #[test]
