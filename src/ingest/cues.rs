@@ -70,6 +70,10 @@ struct RawLeadIn {
     using: Vec<String>,
     #[serde(default)]
     repo_columns: Vec<String>,
+    #[serde(default)]
+    result_columns: Vec<String>,
+    #[serde(default)]
+    measurement_units: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -170,6 +174,10 @@ pub struct Cues {
     pub repo_words: Vec<String>,
     /// Lower-cased header cells of a table's repo column (`repo_columns` in `[lead_in]`).
     pub repo_columns: Vec<String>,
+    /// Lower-cased header words of a results table's measurement columns, and the units
+    /// that make a number a measurement (`result_columns`, `measurement_units`).
+    pub result_columns: Vec<String>,
+    pub measurement_units: Vec<String>,
     pub repo_path_segments: Vec<String>,
     /// Lower-cased ambiguous ids and aliases.
     pub ambiguous: Vec<String>,
@@ -253,6 +261,8 @@ impl Cues {
             merged.lead_in.learning.extend(raw.lead_in.learning);
             merged.lead_in.using.extend(raw.lead_in.using);
             merged.lead_in.repo_columns.extend(raw.lead_in.repo_columns);
+            merged.lead_in.result_columns.extend(raw.lead_in.result_columns);
+            merged.lead_in.measurement_units.extend(raw.lead_in.measurement_units);
             merged.ending.before.extend(raw.ending.before);
             merged.ending.after.extend(raw.ending.after);
             merged.ending.filler.extend(raw.ending.filler);
@@ -391,6 +401,8 @@ impl Cues {
             result_units,
             repo_words: lower(merged.context.repo_words),
             repo_columns: lower(merged.lead_in.repo_columns),
+            result_columns: lower(merged.lead_in.result_columns),
+            measurement_units: lower(merged.lead_in.measurement_units),
             repo_path_segments: lower(merged.context.repo_path_segments),
             ambiguous: lower(merged.ambiguous.ids),
             bulk_min_distinct_nodes: merged.bulk.min_distinct_nodes.unwrap_or(6).max(2),
@@ -559,9 +571,12 @@ impl Cues {
     /// that it only partly overlaps, and loses to none it holds whole (the longest phrase
     /// wins, as in plain text: "scrape` on" over the "scrape" inside the code).
     pub fn find_all(&self, text: &str) -> Vec<CueHit> {
-        let mut hits = self.find_spanning_code(text);
-        hits.retain(|h| !self.negated(text, h));
-        hits
+        self.find_all_and_negated(text).0
+    }
+
+    /// [`Cues::find_all`], and apart the phrases a negation voids ("we don't scrape it").
+    pub fn find_all_and_negated(&self, text: &str) -> (Vec<CueHit>, Vec<CueHit>) {
+        self.find_spanning_code(text).into_iter().partition(|h| !self.negated(text, h))
     }
 
     fn find_spanning_code(&self, text: &str) -> Vec<CueHit> {
@@ -635,6 +650,35 @@ impl Cues {
         let word =
             |m: aho_corasick::Match| hedge_boundary(bytes, m.start(), m.end()).then(|| &line[m.start()..m.end()]);
         self.hedge_lead_ins.find_iter(line).find_map(word).or_else(|| self.hedges.find_iter(line).find_map(word))
+    }
+
+    /// Whether a table cell under `header` is a measurement of a run (see `result_columns`
+    /// in `rules/cues.toml`): a number in a result column, a number with a measurement
+    /// unit ("11.2s", "3 ms", "13%"), or a change ("0 → 2,118").
+    pub fn is_measurement(&self, header: &str, cell: &str) -> bool {
+        if !cell.bytes().any(|b| b.is_ascii_digit()) {
+            return false;
+        }
+        let header = header.to_lowercase();
+        let mut header_words = header.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty());
+        if header_words.any(|w| self.result_columns.iter().any(|r| r == w)) {
+            return true;
+        }
+        if cell.contains('\u{2192}') || cell.contains("->") {
+            return true;
+        }
+        // Each number's unit: the letters (or '%') right after its digits.
+        let mut rest = cell;
+        while let Some(i) = rest.find(|c: char| c.is_ascii_digit()) {
+            let after = rest[i..].trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ',');
+            let unit: String =
+                after.trim_start_matches(' ').chars().take_while(|c| c.is_alphabetic() || *c == '%').collect();
+            if !unit.is_empty() && self.measurement_units.contains(&unit.to_lowercase()) {
+                return true;
+            }
+            rest = after;
+        }
+        false
     }
 
     /// The retraction `text` opens with, lower-cased as listed ("that was wrong"), if any.

@@ -146,8 +146,10 @@ pub struct FoundMention {
     /// The cue was inherited from a lead-in (a list's, a table's or an inline list's).
     pub inherited: bool,
     /// The mention sits in a plan, a question or a hypothesis ("X might be worth
-    /// benchmarking", an item under "Next steps:"): plain, and the exemplars leave it.
-    pub hedged: bool,
+    /// benchmarking", an item under "Next steps:"), or its clause's cue phrase is negated
+    /// ("we don't scrape X"): plain, and the exemplars leave it (an embedding reads "we
+    /// don't scrape X" as near "we scrape X").
+    pub voided: bool,
 }
 
 /// A line naming several repos with a learning cue of its own is a sweep over test
@@ -250,7 +252,8 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         });
     }
 
-    let cue_hits = CueIndex::new(cues.find_all(text));
+    let (hits, negated) = cues.find_all_and_negated(text);
+    let cue_hits = CueIndex::new(hits);
     let hedges = cues.find_hedges(text);
     let mut nodes_on_line: HashSet<usize> = HashSet::new();
     let lines: Vec<(usize, usize)> = (0..line_starts.len()).map(|i| (line_starts[i], line_end(i))).collect();
@@ -332,16 +335,6 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 }
             }
             let results_table = results_row.as_ref().and_then(|row| row.cue(c.start, cues));
-            if let Some(row) = &results_table
-                && !strong
-            {
-                // "| SDL | C | 1,412 | 11.2s |" under "| Repo | Lang | Files | Time |".
-                cue = Some((CueClass::Testing, row.clone()));
-                strong = true;
-                bound = false;
-                inherited = true;
-                cue_at = c.start;
-            }
             if c.ambiguous && !c.repo_context && results_table.is_none() && !strong {
                 continue;
             }
@@ -367,6 +360,14 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 retracted = true;
             } else if !strong && let Some(lead) = lead_in.as_ref().and_then(|l| l.cue.clone()) {
                 cue = Some(lead);
+                strong = true;
+                bound = false;
+                inherited = true;
+                cue_at = c.start;
+            } else if !strong && let Some(row) = &results_table {
+                // "| SDL | C | 1,412 | 11.2s |" under "| Repo | Lang | Files | Time |",
+                // whatever the heading (a heading that leads it says more, above).
+                cue = Some((CueClass::Testing, row.clone()));
                 strong = true;
                 bound = false;
                 inherited = true;
@@ -398,13 +399,24 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                     hedges.get(i).filter(|h| h.1 <= to).map(|h| format!("\"{}\"", &text[h.0..h.1]))
                 })
             };
-            let hedged = hedge.is_some();
+            let mut voided = hedge.is_some();
             if let Some(hedge) = hedge {
                 let was = cue.take().map(|(_, words)| format!(": {words}")).unwrap_or_default();
                 cue = Some((CueClass::Plain, format!("hedged by {hedge}{was}")));
                 strong = false;
                 bound = false;
                 inherited = false;
+            } else if !strong && !bound {
+                // A negated phrase in the mention's clause, and nothing stronger: the
+                // clause says it was not done.
+                let (from, to) = clause_bounds(&clauses, s_start, s_end, c.start);
+                let i = negated.partition_point(|h| h.start < from);
+                if let Some(h) = negated.get(i).filter(|h| h.end <= to) {
+                    let phrase = text[text.floor_char_boundary(h.start.saturating_sub(NEGATION_SHOWN))..h.end].trim();
+                    cue = Some((CueClass::Plain, format!("negated: \"…{phrase}\"")));
+                    inherited = false;
+                    voided = true;
+                }
             }
             nodes_on_line.insert(c.node);
             let (cue_class, cue) = cue.unwrap_or((CueClass::Plain, String::new()));
@@ -421,7 +433,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 lead_in: lead_in.map(|l| l.label),
                 bound,
                 inherited,
-                hedged,
+                voided,
             });
         }
         let distinct = nodes_on_line.len() as u32;
@@ -491,6 +503,9 @@ fn stands_alone(text: &str, layout: &Layout, start: usize, end: usize, line_star
 /// How far before an `owner/name` token its "[[" or clone command ("git clone ", "repo
 /// add ") is read, in bytes.
 const MAX_BEFORE_REFERENCE: usize = 16;
+
+/// How many bytes before a negated phrase its cue text shows ("…don't scrape").
+const NEGATION_SHOWN: usize = 12;
 
 /// The most bytes between a mention and the failure phrase it is the subject of.
 const MAX_SUBJECT_GAP: usize = 24;
@@ -627,15 +642,16 @@ fn find_lead_in(
 }
 
 /// A table row read against its table's header, once per row: which of its cells sit
-/// in a repo column (`repo_columns` in `[lead_in]`) and whether it reports a number.
+/// in a repo column (`repo_columns` in `[lead_in]`) and which measure a run.
 struct ResultsRow {
     /// Where each of the row's `|` stands.
     pipes: Vec<usize>,
     /// The header cell of each column, trimmed.
     header: Vec<String>,
     header_line: usize,
-    /// Whether each cell of the row is a number ("1,412", "11.2s", "0 → 2,118", "13%").
-    numeric: Vec<bool>,
+    /// Whether each cell of the row is a measurement of a run ("11.2s", "0 → 2,118", "13%",
+    /// a number under "Recall"; `Cues::is_measurement`).
+    measured: Vec<bool>,
 }
 
 impl ResultsRow {
@@ -666,23 +682,22 @@ impl ResultsRow {
             return None;
         }
         let row = line_text(line_idx);
-        let numeric = cells(row)
+        let measured = cells(row)
             .iter()
-            .map(|cell| {
-                cell.bytes().any(|b| b.is_ascii_digit()) && cell.chars().filter(|c| c.is_alphabetic()).count() <= 3
-            })
+            .enumerate()
+            .map(|(i, cell)| cues.is_measurement(header.get(i).map_or("", String::as_str), cell))
             .collect();
         let pipes = memchr::memchr_iter(b'|', row.as_bytes()).map(|i| lines[line_idx].0 + i).collect();
-        Some(ResultsRow { pipes, header, header_line, numeric })
+        Some(ResultsRow { pipes, header, header_line, measured })
     }
 
     /// The results cue of a mention at `start` in this row: it is in a repo column and
-    /// another cell holds a number.
+    /// another cell holds a measurement.
     fn cue(&self, start: usize, cues: &Cues) -> Option<String> {
         // A table row starts with '|' (`line_shape`): the cells follow the first one.
         let column = self.pipes.partition_point(|&p| p < start).checked_sub(1)?;
         let name = self.header.get(column)?;
-        let counted = self.numeric.iter().enumerate().any(|(i, n)| *n && i != column);
+        let counted = self.measured.iter().enumerate().any(|(i, m)| *m && i != column);
         (cues.repo_columns.contains(&name.trim_matches(['*', '_', '`']).to_lowercase()) && counted)
             .then(|| format!("results table (column \"{name}\", line {})", self.header_line + 1))
     }
@@ -1450,6 +1465,9 @@ mod tests {
         assert_ne!(first("| Tool | Repo | Time |\n|---|---|---|\n| SDL | dagger | 3s |\n"), CueClass::Testing);
         assert_ne!(first("| Repo | Purpose |\n|---|---|\n| SDL | C library |\n"), CueClass::Testing);
         assert_ne!(first("| SDL | 1,412 |\n| duckdb | 3 |\n"), CueClass::Testing);
+        // Counts alone are a stats table (sizes, or `mother stats` pasted), not a run.
+        assert_ne!(first("| repo | files | symbols |\n|---|---|---|\n| SDL | 14 | 310 |\n"), CueClass::Testing);
+        assert_eq!(first("| repo | files | recall |\n|---|---|---|\n| SDL | 14 | 0.61 |\n"), CueClass::Testing);
         // Under a lead-in of plans, a results row is a plan.
         let planned = cues_of("Next steps:\n\n| Repo | Files |\n|---|---|\n| SDL | 1,412 |\n");
         assert!(planned[0].2.starts_with("hedged by \"Next steps\""), "{planned:?}");

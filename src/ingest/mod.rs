@@ -622,8 +622,8 @@ const MAX_EXEMPLAR_TEXTS_PER_FILE: usize = 2_000;
 
 /// Gives the mentions that phrases left plain or weak the (strong) cue their nearest
 /// exemplars vote for (`exemplars.rs`). Endings, strong cues, cues bound to the mention's
-/// own noun phrase (a compound: "the Dagger-based setup"), hedged mentions (a plan or a
-/// hypothesis) and bulk lines are left alone;
+/// own noun phrase (a compound: "the Dagger-based setup"), voided mentions (a plan, a
+/// hypothesis, a negated phrase) and bulk lines are left alone;
 /// a mention whose sentence is past the file's [`MAX_EXEMPLAR_TEXTS_PER_FILE`] distinct
 /// sentences keeps its phrase cue (one warning names the file).
 fn classify_by_exemplars(
@@ -639,7 +639,7 @@ fn classify_by_exemplars(
     let mut open: Vec<(usize, usize)> = Vec::new();
     let mut left = 0;
     for (i, m) in mentions.iter().enumerate() {
-        let decided = m.strong_cue || m.bound || m.hedged || m.cue_class == crate::event::CueClass::Ending;
+        let decided = m.strong_cue || m.bound || m.voided || m.cue_class == crate::event::CueClass::Ending;
         if decided || m.co_mentions as usize >= bulk {
             continue;
         }
@@ -791,7 +791,7 @@ mod tests {
             lead_in: None,
             bound: false,
             inherited: false,
-            hedged: false,
+            voided: false,
         }
     }
 
