@@ -142,7 +142,7 @@ pub struct Cues {
     /// Whether each phrase ends in a preposition, by pattern index.
     forward: Vec<bool>,
     /// Gapped phrases: a verb, a few words, a preposition ("tested the parser on").
-    gapped: Vec<GappedPhrases>,
+    gapped: Option<GappedPhrases>,
     /// Lead-in words of headings and list or table lead-ins, and their classes.
     lead_in: AhoCorasick,
     lead_in_classes: Vec<CueClass>,
@@ -196,16 +196,16 @@ pub struct Cues {
 /// The longest owner word [`Cues::owner_before`] compares, besides the project id in it.
 const MAX_OWNER_BYTES: usize = 96;
 
-/// The gapped phrases of one class: one of `verbs`, then one to [`MAX_GAP_WORDS`] words
-/// (no preposition, no punctuation ending a clause), then one of `prepositions`. A strong
-/// cue that points forward: "tested the refactored parser on A", "ran `patina scrape` on
-/// B". The contiguous forms ("tested on") are plain phrases.
+/// The gapped phrases of every class: one of a class's verbs, then one to
+/// [`MAX_GAP_WORDS`] words (no preposition, no punctuation ending a clause), then one of
+/// its prepositions. A strong cue that points forward: "tested the refactored parser on
+/// A", "took the credential handling from B". The contiguous forms ("tested on") are plain
+/// phrases. One automaton holds every class's verbs: one pass over a text, not one per class.
 #[derive(Debug, Clone)]
 struct GappedPhrases {
-    class: CueClass,
     verbs: AhoCorasick,
-    /// Lower-cased.
-    prepositions: Vec<String>,
+    /// The class and lower-cased prepositions of each verb, by pattern index.
+    rules: Vec<(CueClass, std::sync::Arc<Vec<String>>)>,
 }
 
 /// The most words a gapped phrase holds between its verb and its preposition.
@@ -215,8 +215,6 @@ const MAX_GAP_WORDS: usize = 4;
 const NEGATION_REACH: usize = 2;
 /// How far back from a cue phrase a negation is looked for, in bytes.
 const MAX_NEGATION_BYTES: usize = 64;
-/// The longest retraction phrase compared, in bytes.
-const MAX_RETRACTION_BYTES: usize = 64;
 
 /// One cue found in a text: byte span and class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -349,7 +347,8 @@ impl Cues {
         let hedges = words_automaton(&merged.hedge.phrases, "hedge phrases")?;
         let hedge_lead_ins = words_automaton(&merged.hedge.lead_ins, "hedge lead-ins")?;
         // Per class: its gapped phrases, and its words that stand by a mention or a result.
-        let mut gapped = Vec::new();
+        let mut gapped_verbs: Vec<String> = Vec::new();
+        let mut gapped_rules: Vec<(CueClass, std::sync::Arc<Vec<String>>)> = Vec::new();
         let mut compounds: Vec<(String, CueClass)> = Vec::new();
         let mut owners: Vec<(String, CueClass)> = Vec::new();
         let mut result_units: Vec<(String, CueClass)> = Vec::new();
@@ -358,15 +357,16 @@ impl Cues {
             (CueClass::Learning, &merged.learning),
             (CueClass::Using, &merged.using),
         ] {
-            let verbs: Vec<String> = lower(raw.gapped_verbs.clone());
             let prepositions: Vec<String> = lower(raw.gapped_prepositions.clone());
-            if !verbs.is_empty() && !prepositions.is_empty() {
-                let verbs = AhoCorasickBuilder::new()
-                    .ascii_case_insensitive(true)
-                    .match_kind(MatchKind::LeftmostLongest)
-                    .build(&verbs)
-                    .map_err(|e| format!("gapped verbs: {e}"))?;
-                gapped.push(GappedPhrases { class, verbs, prepositions });
+            if !prepositions.is_empty() {
+                // A verb listed by two classes is the first one's.
+                let prepositions = std::sync::Arc::new(prepositions);
+                for verb in lower(raw.gapped_verbs.clone()) {
+                    if !gapped_verbs.contains(&verb) {
+                        gapped_verbs.push(verb);
+                        gapped_rules.push((class, prepositions.clone()));
+                    }
+                }
             }
             for (words, into) in
                 [(&raw.compounds, &mut compounds), (&raw.owners, &mut owners), (&raw.result_units, &mut result_units)]
@@ -379,6 +379,17 @@ impl Cues {
                 }
             }
         }
+        let gapped = match gapped_verbs.is_empty() {
+            true => None,
+            false => Some(GappedPhrases {
+                verbs: AhoCorasickBuilder::new()
+                    .ascii_case_insensitive(true)
+                    .match_kind(MatchKind::LeftmostLongest)
+                    .build(&gapped_verbs)
+                    .map_err(|e| format!("gapped verbs: {e}"))?,
+                rules: gapped_rules,
+            }),
+        };
         Ok(Cues {
             automaton,
             classes,
@@ -607,8 +618,8 @@ impl Cues {
     fn negated(&self, text: &str, hit: &CueHit) -> bool {
         let phrase = &text[hit.start..hit.end];
         let first = phrase.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}')).next();
-        let first = first.unwrap_or("").to_lowercase().replace('\u{2019}', "'");
-        if self.negators.is_empty() || self.failure_words.contains(&first) {
+        let first = first.unwrap_or("");
+        if self.negators.is_empty() || self.failure_words.iter().any(|w| prefix_of(first, w) == Some(first.len())) {
             return false;
         }
         let from = text.floor_char_boundary(hit.start.saturating_sub(MAX_NEGATION_BYTES));
@@ -621,15 +632,18 @@ impl Cues {
         if let Some(i) = before.rfind(" - ") {
             before = &before[i + 3..];
         }
-        let words: Vec<String> = before
-            .split_whitespace()
-            .rev()
-            .take(NEGATION_REACH + 1)
-            .map(|w| w.trim_matches(['`', '*', '"', '_']).to_lowercase().replace('\u{2019}', "'"))
-            .collect();
-        // "not only", "not just": no negation.
-        let softened = |i: usize| i > 0 && matches!(words[i - 1].as_str(), "only" | "just");
-        words.iter().enumerate().any(|(i, w)| self.negators.contains(w) && !softened(i))
+        let is = |word: &str, listed: &str| prefix_of(word, listed) == Some(word.len());
+        // The words before the phrase, nearest first; "not only", "not just": no negation.
+        let mut after: Option<&str> = None;
+        for word in before.split_whitespace().rev().take(NEGATION_REACH + 1) {
+            let word = word.trim_matches(['`', '*', '"', '_']);
+            let softened = after.is_some_and(|a| is(a, "only") || is(a, "just"));
+            if !softened && self.negators.iter().any(|n| is(word, n)) {
+                return true;
+            }
+            after = Some(word);
+        }
+        false
     }
 
     /// The hedge phrases in `text` (see `[hedge]` in `rules/cues.toml`): byte spans on word
@@ -683,12 +697,10 @@ impl Cues {
 
     /// The retraction `text` opens with, lower-cased as listed ("that was wrong"), if any.
     pub fn retraction_at(&self, text: &str) -> Option<&str> {
-        let head = &text[..text.floor_char_boundary(MAX_RETRACTION_BYTES.min(text.len()))];
-        let head = head.to_lowercase().replace('\u{2019}', "'");
-        let bytes = head.as_bytes();
+        let bytes = text.as_bytes();
         self.ending_retractions
             .iter()
-            .find(|r| head.starts_with(r.as_str()) && is_word_boundary(bytes, 0, r.len()))
+            .find(|r| prefix_of(text, r).is_some_and(|len| is_word_boundary(bytes, 0, len)))
             .map(String::as_str)
     }
 
@@ -712,8 +724,9 @@ impl Cues {
     fn find_gapped(&self, text: &str) -> Vec<CueHit> {
         let bytes = text.as_bytes();
         let mut found = Vec::new();
-        for rule in &self.gapped {
-            for m in rule.verbs.find_iter(text) {
+        if let Some(gapped) = &self.gapped {
+            for m in gapped.verbs.find_iter(text) {
+                let (class, prepositions) = &gapped.rules[m.pattern().as_usize()];
                 if !is_word_boundary(bytes, m.start(), m.end()) || in_file_name(bytes, m.start(), m.end()) {
                     continue;
                 }
@@ -726,11 +739,11 @@ impl Cues {
                         break;
                     }
                     let word = &text[start..start + len];
-                    if gap > 0 && rule.prepositions.iter().any(|p| p.eq_ignore_ascii_case(word)) {
+                    if gap > 0 && prepositions.iter().any(|p| p.eq_ignore_ascii_case(word)) {
                         found.push(CueHit {
                             start: m.start(),
                             end: start + len,
-                            class: rule.class,
+                            class: *class,
                             strong: true,
                             points_forward: true,
                         });
@@ -888,6 +901,21 @@ pub fn is_word_boundary(bytes: &[u8], start: usize, end: usize) -> bool {
     let before = start == 0 || !is_word(bytes[start - 1]);
     let after = end >= bytes.len() || !is_word(bytes[end]);
     before && after
+}
+
+/// The length in bytes of the start of `text` that reads `listed` (lower-case): ASCII case
+/// aside, a typographic apostrophe (’) standing for '. No allocation: this runs for every
+/// cue phrase and mention.
+fn prefix_of(text: &str, listed: &str) -> Option<usize> {
+    let mut chars = text.char_indices();
+    for want in listed.chars() {
+        let (_, c) = chars.next()?;
+        let c = if c == '\u{2019}' { '\'' } else { c.to_ascii_lowercase() };
+        if c != want {
+            return None;
+        }
+    }
+    Some(chars.next().map_or(text.len(), |(i, _)| i))
 }
 
 /// Whether the hedge phrase `bytes[start..end]` stands on word boundaries: no word byte

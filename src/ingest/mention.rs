@@ -254,7 +254,6 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
 
     let (hits, negated) = cues.find_all_and_negated(text);
     let cue_hits = CueIndex::new(hits);
-    let hedges = cues.find_hedges(text);
     let mut nodes_on_line: HashSet<usize> = HashSet::new();
     let lines: Vec<(usize, usize)> = (0..line_starts.len()).map(|i| (line_starts[i], line_end(i))).collect();
     let mut blocks = Blocks::default();
@@ -275,6 +274,12 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         let colons: Vec<usize> =
             memchr::memchr_iter(b':', &bytes[line_start..line_stop]).map(|i| line_start + i).collect();
         let clauses = clause_breaks(text, line_start, line_stop);
+        // Read only on lines that name a node: most of a log names none.
+        let hedges: Vec<(usize, usize)> = cues
+            .find_hedges(&text[line_start..line_stop])
+            .into_iter()
+            .map(|(a, b)| (a + line_start, b + line_start))
+            .collect();
         let results_row = match line_shape(&text[line_start..line_stop]) {
             LineShape::TableRow => ResultsRow::read(text, &lines, line_idx, cues),
             _ => None,
