@@ -338,10 +338,11 @@ impl Cues {
             v
         };
         let words_automaton = |words: &[String], what: &str| {
+            let words: Vec<String> = lower(words.to_vec());
             AhoCorasickBuilder::new()
                 .ascii_case_insensitive(true)
                 .match_kind(MatchKind::LeftmostLongest)
-                .build(lower(words.to_vec()) as Vec<String>)
+                .build(words)
                 .map_err(|e| format!("{what}: {e}"))
         };
         let hedges = words_automaton(&merged.hedge.phrases, "hedge phrases")?;
