@@ -75,11 +75,23 @@ impl Params {
         let mut hasher = blake3::Hasher::new();
         hasher.update(PROGRAM_VERSION.as_bytes());
         hasher.update(GRAPH_TOML.as_bytes());
+        // A retraction withdraws the claim before it: a contradiction, listed once, in the
+        // cue vocabulary.
+        let retractions = crate::ingest::cues::builtin_retractions();
+        for r in &retractions {
+            hasher.update(r.as_bytes());
+        }
         Params {
             weights: file.weights,
             languages: file.domains.languages.into_iter().map(|d| d.to_lowercase()).collect(),
             borrowing_cues: file.learning.borrowing_cues.into_iter().map(|d| d.trim().to_lowercase()).collect(),
-            contradiction_cues: file.ending.contradiction_cues.into_iter().map(|d| d.trim().to_lowercase()).collect(),
+            contradiction_cues: file
+                .ending
+                .contradiction_cues
+                .into_iter()
+                .map(|d| d.trim().to_lowercase())
+                .chain(retractions)
+                .collect(),
             max_domain_members: file.domains.max_members.max(2),
             fingerprint: *hasher.finalize().as_bytes(),
         }
@@ -121,6 +133,9 @@ mod tests {
         for cue in &params.contradiction_cues {
             let ending = cues.ending_before.contains(cue) || cues.ending_after.contains(cue);
             assert!(ending || cues.ending_retractions.contains(cue), "{cue}");
+        }
+        for retraction in &cues.ending_retractions {
+            assert!(params.contradiction_cues.contains(retraction), "{retraction}");
         }
     }
 }

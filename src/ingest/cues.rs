@@ -653,7 +653,7 @@ impl Cues {
         let bytes = text.as_bytes();
         self.hedges
             .find_iter(text)
-            .filter(|m| hedge_boundary(bytes, m.start(), m.end()))
+            .filter(|m| is_word_boundary(bytes, m.start(), m.end()))
             .map(|m| (m.start(), m.end()))
             .collect()
     }
@@ -663,7 +663,7 @@ impl Cues {
     pub fn plan_lead_in<'t>(&self, line: &'t str) -> Option<&'t str> {
         let bytes = line.as_bytes();
         let word =
-            |m: aho_corasick::Match| hedge_boundary(bytes, m.start(), m.end()).then(|| &line[m.start()..m.end()]);
+            |m: aho_corasick::Match| is_word_boundary(bytes, m.start(), m.end()).then(|| &line[m.start()..m.end()]);
         self.hedge_lead_ins.find_iter(line).find_map(word).or_else(|| self.hedges.find_iter(line).find_map(word))
     }
 
@@ -895,6 +895,13 @@ pub fn user_file(user: Option<&Path>) -> Result<Vec<(String, String)>, String> {
     }
 }
 
+/// The built-in retractions (`[ending] retractions` in `rules/cues.toml`), lower-cased:
+/// the graph's parameters count them as contradictions without a second copy.
+pub fn builtin_retractions() -> Vec<String> {
+    let raw: RawCues = toml::from_str(DEFAULT_CUES).expect("rules/cues.toml is valid (checked by a test)");
+    raw.ending.retractions.iter().map(|r| r.trim().to_lowercase()).filter(|r| !r.is_empty()).collect()
+}
+
 /// Whether `bytes[start..end]` stands on word boundaries (no letter, digit or `_` just
 /// outside it). Multi-byte UTF-8 letters count as word characters.
 pub fn is_word_boundary(bytes: &[u8], start: usize, end: usize) -> bool {
@@ -917,15 +924,6 @@ fn prefix_of(text: &str, listed: &str) -> Option<usize> {
         }
     }
     Some(chars.next().map_or(text.len(), |(i, _)| i))
-}
-
-/// Whether the hedge phrase `bytes[start..end]` stands on word boundaries: no word byte
-/// before it, nor after it unless it ends in punctuation ("idea:").
-fn hedge_boundary(bytes: &[u8], start: usize, end: usize) -> bool {
-    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
-    let before = start == 0 || !is_word(bytes[start - 1]);
-    let after = !is_word(bytes[end - 1]) || end >= bytes.len() || !is_word(bytes[end]);
-    before && after
 }
 
 /// Whether `bytes[start..end]` is glued into a file name or path (`dagger-integration.md`,
