@@ -1180,15 +1180,18 @@ struct TrapLabels {
 /// `eval/precision-traps` (stop 34) is a fit set: the fit part of the time split gives no
 /// handle on precision (1.00), so choices are fitted on it, and its misses are printed.
 /// `eval/precision-traps-2` (stop 35, another author) is held out: only its figures are
-/// printed, so that no choice is fitted on its misses. `cargo test --test graph
-/// precision_traps -- --nocapture` prints the table.
+/// printed, so that no choice is fitted on its misses. `eval/precision-traps-3` (stop 36, a
+/// third author, styles of later work: pasted output and listings, surveys, other people's
+/// setups) is a fit set. `cargo test --test graph precision_traps -- --nocapture` prints the
+/// table.
 #[test]
 fn precision_traps_table() {
     let model = util::model_dir();
     let cues = if model.is_some() { "phrases + exemplars" } else { "phrases" };
     println!("| precision traps, each log alone ({cues}) | precision | recall | false positives by kind |");
     println!("|---|---:|---:|---|");
-    for (set, held_out) in [("eval/precision-traps", false), ("eval/precision-traps-2", true)] {
+    let sets = [("eval/precision-traps", false), ("eval/precision-traps-2", true), ("eval/precision-traps-3", false)];
+    for (set, held_out) in sets {
         let (row, misses, sessions) = precision_trap_scores(&root().join(set), model.as_deref());
         println!("| {set}{} | {row}", if held_out { " (held out)" } else { " (fit)" });
         if !held_out {
