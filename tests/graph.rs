@@ -1271,3 +1271,43 @@ fn precision_trap_scores(dir: &Path, model: Option<&Path>) -> (String, Vec<Strin
     );
     (row, misses, sessions.len())
 }
+
+/// Styles of later work, on the blind logs of `eval/precision-traps-3` (each derived
+/// alone): a bench table pasted from the tool's output tests each repo on it, and a pasted
+/// `repo list` or search listing tests none; the project's command given a repo path runs
+/// on it; a changelog's "Removed" section, a question answered "no", someone else's setup
+/// and "adopted X's approach" each say what they say.
+#[test]
+fn pasted_output_changelogs_and_other_parties_on_blind_logs() {
+    let model = util::model_dir();
+    let dir = root().join("eval/precision-traps-3");
+    let derived = |session: &str| {
+        let (home, files) = logs_home(&dir, |name| name == session, model.as_deref());
+        assert_eq!(files, 1);
+        let evidenced = |t: &str| ["USES", "LEARNS_FROM", "TESTS_WITH"].contains(&t);
+        edges(&home).into_iter().filter(|e| e.0 == "patina" && evidenced(&e.1)).collect::<Vec<_>>()
+    };
+    let bench = derived("20260202-091504.md");
+    for repo in ["dojo", "SDL", "duckdb", "loro"] {
+        assert!(has(&bench, "patina", "TESTS_WITH", repo), "{repo}: {bench:?}");
+    }
+    for repo in ["gastown", "humanlayer", "cuti"] {
+        assert!(!bench.iter().any(|e| e.2 == repo), "{repo} is only in `repo list`: {bench:?}");
+    }
+    let hybrid = derived("20260206-192045.md");
+    assert!(has(&hybrid, "patina", "LEARNS_FROM", "openclaw"), "{hybrid:?}");
+    for repo in ["livestore", "humanlayer", "daydreams", "cortex", "memista"] {
+        assert!(!hybrid.iter().any(|e| e.2 == repo), "{repo} is only a search hit: {hybrid:?}");
+    }
+    let release = derived("20260212-171000.md");
+    assert!(has(&release, "patina", "USES", "USearch"), "{release:?}");
+    assert!(!release.iter().any(|e| e.2 == "duckdb"), "a removed backend: {release:?}");
+    let report = derived("20260213-094412.md");
+    assert!(has(&report, "patina", "TESTS_WITH", "death-mountain"), "{report:?}");
+    for repo in ["dojo", "livestore", "starknet-foundry"] {
+        assert!(!report.iter().any(|e| e.2 == repo), "{repo} is the reporter's: {report:?}");
+    }
+    let wrap_up = derived("20260227-163050.md");
+    assert!(has(&wrap_up, "patina", "TESTS_WITH", "codex"), "{wrap_up:?}");
+    assert!(!wrap_up.iter().any(|e| e.2 == "turso"), "asked and answered no: {wrap_up:?}");
+}

@@ -73,6 +73,8 @@ struct RawLeadIn {
     #[serde(default)]
     result_columns: Vec<String>,
     #[serde(default)]
+    item_columns: Vec<String>,
+    #[serde(default)]
     measurement_units: Vec<String>,
 }
 
@@ -89,6 +91,10 @@ struct RawEnding {
     objects: Vec<String>,
     #[serde(default)]
     retractions: Vec<String>,
+    #[serde(default)]
+    short_retractions: Vec<String>,
+    #[serde(default)]
+    lead_ins: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -98,6 +104,33 @@ struct RawHedge {
     phrases: Vec<String>,
     #[serde(default)]
     lead_ins: Vec<String>,
+    #[serde(default)]
+    other_parties: Vec<String>,
+    #[serde(default)]
+    rejections: Vec<String>,
+}
+
+/// What a void phrase (`[hedge]`) says of its clause.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Void {
+    /// A plan, a question or a hypothesis ("might", "someday"): `phrases`.
+    Hedge,
+    /// About someone else's project or setup ("their team", "the user's"): `other_parties`.
+    OtherParty,
+    /// Rejecting what a compared repo does ("Not followed"): `rejections`. Reaches the
+    /// whole item whose cue its lead-in gives.
+    Rejection,
+}
+
+impl Void {
+    /// How a voided mention's cue says why.
+    pub fn verb(self) -> &'static str {
+        match self {
+            Void::Hedge => "hedged by",
+            Void::OtherParty => "another party's",
+            Void::Rejection => "rejected:",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -151,16 +184,26 @@ pub struct Cues {
     pub ending_after: Vec<String>,
     pub ending_filler: Vec<String>,
     pub ending_objects: Vec<String>,
-    /// Lower-cased, longest first: a sentence opening with one retracts the one before it.
+    /// Lower-cased, longest first: a sentence opening with one retracts the one before it
+    /// (`retractions` and `short_retractions` of `[ending]`).
     pub ending_retractions: Vec<String>,
-    /// Hedge phrases (`[hedge]`): a clause holding one is a plan or a hypothesis.
+    /// Those of `ending_retractions` that retract only when punctuation follows ("It
+    /// wasn't -", not "It wasn't clear why").
+    short_retractions: Vec<String>,
+    /// Void phrases (`[hedge]`: hedges, other parties, rejections), with what each says.
     hedges: AhoCorasick,
+    hedge_kinds: Vec<Void>,
+    /// Lower-cased lead-in words that make each item below an ending (`[ending] lead_ins`).
+    pub ending_lead_ins: Vec<String>,
     /// Lower-cased lead-in words of lists of plans ("next steps", "todo").
     hedge_lead_ins: AhoCorasick,
     /// Lower-cased negations, and the first words of phrases they never void (`[negation]`).
     negators: Vec<String>,
     failure_words: Vec<String>,
     pub repo_flag_commands: Vec<String>,
+    /// Lower-cased verbs of taking (the learning class's `gapped_verbs`): right before a
+    /// repo's possessive they take from it ("adopted opencode's approach").
+    taking_verbs: Vec<String>,
     /// Lower-cased head nouns that, right after a mention, say what it is to the project
     /// ("the DuckDB crate": using), with their class (`compounds` in `rules/cues.toml`).
     pub compounds: Vec<(String, CueClass)>,
@@ -178,6 +221,9 @@ pub struct Cues {
     /// that make a number a measurement (`result_columns`, `measurement_units`).
     pub result_columns: Vec<String>,
     pub measurement_units: Vec<String>,
+    /// Lower-cased header cells of a column that makes a table a listing of items (search
+    /// hits, files), not of runs per repo (`item_columns`).
+    pub item_columns: Vec<String>,
     pub repo_path_segments: Vec<String>,
     /// Lower-cased ambiguous ids and aliases.
     pub ambiguous: Vec<String>,
@@ -260,14 +306,19 @@ impl Cues {
             merged.lead_in.using.extend(raw.lead_in.using);
             merged.lead_in.repo_columns.extend(raw.lead_in.repo_columns);
             merged.lead_in.result_columns.extend(raw.lead_in.result_columns);
+            merged.lead_in.item_columns.extend(raw.lead_in.item_columns);
             merged.lead_in.measurement_units.extend(raw.lead_in.measurement_units);
             merged.ending.before.extend(raw.ending.before);
             merged.ending.after.extend(raw.ending.after);
             merged.ending.filler.extend(raw.ending.filler);
             merged.ending.objects.extend(raw.ending.objects);
             merged.ending.retractions.extend(raw.ending.retractions);
+            merged.ending.short_retractions.extend(raw.ending.short_retractions);
+            merged.ending.lead_ins.extend(raw.ending.lead_ins);
             merged.hedge.phrases.extend(raw.hedge.phrases);
             merged.hedge.lead_ins.extend(raw.hedge.lead_ins);
+            merged.hedge.other_parties.extend(raw.hedge.other_parties);
+            merged.hedge.rejections.extend(raw.hedge.rejections);
             merged.negation.words.extend(raw.negation.words);
             merged.negation.failure_words.extend(raw.negation.failure_words);
             merged.context.repo_words.extend(raw.context.repo_words);
@@ -345,7 +396,22 @@ impl Cues {
                 .build(words)
                 .map_err(|e| format!("{what}: {e}"))
         };
-        let hedges = words_automaton(&merged.hedge.phrases, "hedge phrases")?;
+        let mut void_phrases: Vec<String> = Vec::new();
+        let mut hedge_kinds: Vec<Void> = Vec::new();
+        for (kind, list) in [
+            (Void::Hedge, &merged.hedge.phrases),
+            (Void::OtherParty, &merged.hedge.other_parties),
+            (Void::Rejection, &merged.hedge.rejections),
+        ] {
+            for phrase in lower(list.clone()) {
+                let phrase: String = phrase.replace('\u{2019}', "'");
+                if !void_phrases.contains(&phrase) {
+                    void_phrases.push(phrase);
+                    hedge_kinds.push(kind);
+                }
+            }
+        }
+        let hedges = words_automaton(&void_phrases, "hedge phrases")?;
         let hedge_lead_ins = words_automaton(&merged.hedge.lead_ins, "hedge lead-ins")?;
         // Per class: its gapped phrases, and its words that stand by a mention or a result.
         let mut gapped_verbs: Vec<String> = Vec::new();
@@ -402,18 +468,25 @@ impl Cues {
             ending_after: longest_first(merged.ending.after),
             ending_filler: lower(merged.ending.filler),
             ending_objects: lower(merged.ending.objects),
-            ending_retractions: longest_first(merged.ending.retractions),
+            ending_retractions: longest_first(
+                merged.ending.retractions.iter().chain(&merged.ending.short_retractions).cloned().collect(),
+            ),
+            short_retractions: lower(merged.ending.short_retractions),
             hedges,
+            hedge_kinds,
+            ending_lead_ins: lower(merged.ending.lead_ins),
             hedge_lead_ins,
             negators: lower(merged.negation.words).into_iter().map(|w: String| w.replace('\u{2019}', "'")).collect(),
             failure_words: lower(merged.negation.failure_words),
             repo_flag_commands: lower(merged.testing.repo_flag_commands),
+            taking_verbs: lower(merged.learning.gapped_verbs.clone()),
             compounds,
             owners,
             result_units,
             repo_words: lower(merged.context.repo_words),
             repo_columns: lower(merged.lead_in.repo_columns),
             result_columns: lower(merged.lead_in.result_columns),
+            item_columns: lower(merged.lead_in.item_columns),
             measurement_units: lower(merged.lead_in.measurement_units),
             repo_path_segments: lower(merged.context.repo_path_segments),
             ambiguous: lower(merged.ambiguous.ids),
@@ -647,24 +720,60 @@ impl Cues {
         false
     }
 
-    /// The hedge phrases in `text` (see `[hedge]` in `rules/cues.toml`): byte spans on word
-    /// boundaries, in order.
-    pub fn find_hedges(&self, text: &str) -> Vec<(usize, usize)> {
+    /// The verb of taking right before `start` ("Adopted " in "Adopted opencode's"), as
+    /// written, if the word before the mention (within `[from, start)`) is one.
+    pub fn taking_before<'t>(&self, text: &'t str, from: usize, start: usize) -> Option<&'t str> {
+        let before = text[from..start].strip_suffix(' ')?;
+        let word_start =
+            before.char_indices().rev().find(|(_, c)| !c.is_alphabetic()).map_or(0, |(i, c)| i + c.len_utf8());
+        let word = &before[word_start..];
+        self.taking_verbs.iter().any(|v| v.eq_ignore_ascii_case(word)).then_some(word).filter(|w| !w.is_empty())
+    }
+
+    /// A negation right before the mention at `start` (within `[from, start)`), an article
+    /// at most between: "no turso crate", "not the Dagger pipeline". Not "not only".
+    pub fn negation_right_before<'t>(&self, text: &'t str, from: usize, start: usize) -> Option<&'t str> {
+        let before =
+            text[text.floor_char_boundary(start.saturating_sub(MAX_NEGATION_BYTES)).max(from)..start].trim_end();
+        let mut words = before.rsplit(|c: char| c.is_whitespace() || c == '`').filter(|w| !w.is_empty());
+        let mut word = words.next()?;
+        if ["the", "a", "an", "any"].iter().any(|a| a.eq_ignore_ascii_case(word)) {
+            word = words.next()?;
+        }
+        self.negators.iter().any(|n| n.eq_ignore_ascii_case(word)).then_some(word)
+    }
+
+    /// The void phrases in `text` (see `[hedge]` in `rules/cues.toml`): byte spans on word
+    /// boundaries, in order, and what each says.
+    pub fn find_hedges(&self, text: &str) -> Vec<(usize, usize, Void)> {
         let bytes = text.as_bytes();
         self.hedges
             .find_iter(text)
             .filter(|m| is_word_boundary(bytes, m.start(), m.end()))
-            .map(|m| (m.start(), m.end()))
+            .map(|m| (m.start(), m.end(), self.hedge_kinds[m.pattern().as_usize()]))
             .collect()
     }
 
+    /// The ending word a lead-in line is ("### Removed", "**Dropped:**", "Deprecated
+    /// (v0.9):"): its first word, of `[ending] lead_ins`, with at most three words after it.
+    pub fn ending_lead_in<'t>(&self, line: &'t str) -> Option<&'t str> {
+        let label = line.trim().trim_start_matches(['#', '-', '*', '_', ' ']);
+        let first = label.split(|c: char| !c.is_alphanumeric()).next()?;
+        let words = label.split_whitespace().count();
+        (words <= 4 && self.ending_lead_ins.iter().any(|w| w.eq_ignore_ascii_case(first))).then_some(first)
+    }
+
     /// The words that make a lead-in line lead a list of plans ("Next steps:", "TODO",
-    /// "Ideas"): a hedge lead-in word or a hedge phrase in it.
-    pub fn plan_lead_in<'t>(&self, line: &'t str) -> Option<&'t str> {
+    /// "Ideas"), or of someone else's things ("From the reporter:"): a hedge lead-in word
+    /// or a void phrase in it, and what it says.
+    pub fn plan_lead_in<'t>(&self, line: &'t str) -> Option<(&'t str, Void)> {
         let bytes = line.as_bytes();
         let word =
             |m: aho_corasick::Match| is_word_boundary(bytes, m.start(), m.end()).then(|| &line[m.start()..m.end()]);
-        self.hedge_lead_ins.find_iter(line).find_map(word).or_else(|| self.hedges.find_iter(line).find_map(word))
+        let plan = self.hedge_lead_ins.find_iter(line).find_map(word).map(|w| (w, Void::Hedge));
+        plan.or_else(|| {
+            self.hedges.find_iter(line).find_map(|m| word(m).map(|w| (w, self.hedge_kinds[m.pattern().as_usize()])))
+        })
     }
 
     /// Whether a table cell under `header` is a measurement of a run (see `result_columns`
@@ -699,9 +808,15 @@ impl Cues {
     /// The retraction `text` opens with, lower-cased as listed ("that was wrong"), if any.
     pub fn retraction_at(&self, text: &str) -> Option<&str> {
         let bytes = text.as_bytes();
+        let retracts = |r: &String, len: usize| {
+            let rest = text[len..].trim_start_matches(' ');
+            !self.short_retractions.contains(r)
+                || rest.is_empty()
+                || rest.starts_with(['.', ';', ':', ',', '!', '-', '\u{2014}', '\u{2013}', '\n'])
+        };
         self.ending_retractions
             .iter()
-            .find(|r| prefix_of(text, r).is_some_and(|len| is_word_boundary(bytes, 0, len)))
+            .find(|r| prefix_of(text, r).is_some_and(|len| is_word_boundary(bytes, 0, len) && retracts(r, len)))
             .map(String::as_str)
     }
 
@@ -899,7 +1014,8 @@ pub fn user_file(user: Option<&Path>) -> Result<Vec<(String, String)>, String> {
 /// the graph's parameters count them as contradictions without a second copy.
 pub fn builtin_retractions() -> Vec<String> {
     let raw: RawCues = toml::from_str(DEFAULT_CUES).expect("rules/cues.toml is valid (checked by a test)");
-    raw.ending.retractions.iter().map(|r| r.trim().to_lowercase()).filter(|r| !r.is_empty()).collect()
+    let all = raw.ending.retractions.iter().chain(&raw.ending.short_retractions);
+    all.map(|r| r.trim().to_lowercase()).filter(|r| !r.is_empty()).collect()
 }
 
 /// Whether `bytes[start..end]` stands on word boundaries (no letter, digit or `_` just

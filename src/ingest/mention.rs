@@ -47,7 +47,7 @@ use std::collections::HashSet;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
-use super::cues::{CueHit, Cues, is_word_boundary};
+use super::cues::{CueHit, Cues, Void, is_word_boundary};
 use crate::event::{CueClass, NodeRegistered};
 
 /// How a term names its node.
@@ -159,6 +159,9 @@ pub struct FoundMention {
     /// ("we don't scrape X"): plain, and the exemplars leave it (an embedding reads "we
     /// don't scrape X" as near "we scrape X").
     pub voided: bool,
+    /// The mention is in prose, not in a fenced code block (pasted output, a diff): only
+    /// prose is compared with the exemplars' sentences.
+    pub prose: bool,
 }
 
 /// A line naming several repos with a learning cue of its own is a sweep over test
@@ -196,8 +199,12 @@ struct LeadIn {
     label: String,
     /// The cue the block's items inherit: the lead-in's strong class, with its words.
     cue: Option<(CueClass, String)>,
-    /// The lead-in heads a list of plans ("Next steps:", "TODO"): its words and line.
+    /// The lead-in heads a list of plans ("Next steps:", "TODO") or of someone else's
+    /// things ("From the reporter:"): why its items are void, with its words and line.
     plan: Option<String>,
+    /// The lead-in heads a list of removals (a changelog's "### Removed"): the ending cue
+    /// of its items, with its words and line.
+    ending: Option<String>,
 }
 
 const MAX_SENTENCE: usize = 400;
@@ -243,7 +250,9 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             continue;
         };
         let mut repo_context = term.kind == TermKind::OwnerName || path_ok;
-        let flag_cue = repo_flag(text, line_start, start, end, cues);
+        let flag_cue = repo_flag(text, line_start, start, end, cues).or_else(|| {
+            path_ok.then(|| command_on_repo_path(text, &layout, line_start, line_end(line_idx), start, end, cues))?
+        });
         if flag_cue.is_some() || text[line_start..start].trim_end().ends_with("--repo") {
             repo_context = true;
         }
@@ -265,6 +274,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
     let cue_hits = CueIndex::new(hits);
     let mut nodes_on_line: HashSet<usize> = HashSet::new();
     let lines: Vec<(usize, usize)> = (0..line_starts.len()).map(|i| (line_starts[i], line_end(i))).collect();
+    let fenced = fenced_lines(text, &lines);
     let mut blocks = Blocks::default();
     let mut out = Vec::with_capacity(candidates.len());
     let mut i = 0;
@@ -284,15 +294,18 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             memchr::memchr_iter(b':', &bytes[line_start..line_stop]).map(|i| line_start + i).collect();
         let clauses = clause_breaks(text, line_start, line_stop);
         // Read only on lines that name a node: most of a log names none.
-        let hedges: Vec<(usize, usize)> = cues
+        let hedges: Vec<(usize, usize, Void)> = cues
             .find_hedges(&text[line_start..line_stop])
             .into_iter()
-            .map(|(a, b)| (a + line_start, b + line_start))
+            .map(|(a, b, void)| (a + line_start, b + line_start, void))
             .collect();
         let results_row = match line_shape(&text[line_start..line_stop]) {
             LineShape::TableRow => ResultsRow::read(text, &lines, line_idx, cues),
+            _ if fenced[line_idx] => ResultsRow::read_aligned(text, &lines, &fenced, line_idx, cues),
             _ => None,
         };
+        // A quoted line ("> …" outside code) is someone else's words: a README, an issue.
+        let quoted = !fenced[line_idx] && text[line_start..line_stop].trim_start().starts_with('>');
         let mut inline_leads: std::collections::HashMap<usize, Option<(CueClass, String)>> = Default::default();
         // Each sentence's counted result, by (sentence start, class): read once per
         // sentence, however many mentions it holds.
@@ -320,6 +333,15 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 cue = Some((hit.class, text[hit.start..hit.end].to_string()));
                 strong = true;
                 cue_at = hit.start;
+            }
+            if !strong
+                && let Some(verb) = cues.taking_before(text, s_start, c.start)
+                && (text[c.end..].starts_with("'s") || text[c.end..].starts_with("\u{2019}s"))
+            {
+                // "Adopted opencode's approach", "took cuti's run script": taken from it.
+                cue = Some((CueClass::Learning, format!("{verb} {}'s", &text[c.start..c.end])));
+                strong = true;
+                cue_at = c.start;
             }
             if !strong && let Some(compound) = cues.compound_after(text, c.end, s_end) {
                 // "explored the DuckDB integration": the noun the mention qualifies says
@@ -372,6 +394,15 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 strong = true;
                 bound = false;
                 retracted = true;
+            } else if (!strong || bound)
+                && !owned
+                && let Some(ending) = lead_in.as_ref().and_then(|l| l.ending.clone())
+            {
+                // "### Removed" then "- The optional DuckDB scrape backend": a removal.
+                cue = Some((CueClass::Ending, ending));
+                strong = true;
+                bound = false;
+                inherited = true;
             } else if !strong && let Some(lead) = lead_in.as_ref().and_then(|l| l.cue.clone()) {
                 cue = Some(lead);
                 strong = true;
@@ -402,24 +433,44 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             // A plan, a question or a hypothesis evidences nothing: "Turso might be worth
             // benchmarking someday", an item under "Next steps:". Not the project's own
             // thing ("our DuckDB") nor a retraction.
+            // Someone else's project ("their team runs tests with X"), a rejection ("Not
+            // followed": the whole item, when its cue is its lead-in's) and a quote void it too.
+            let said = |h: &(usize, usize, Void)| format!("{} \"{}\"", h.2.verb(), &text[h.0..h.1]);
             let hedge = if owned || retracted {
                 None
+            } else if quoted {
+                Some("quoted (someone else's words)".to_string())
             } else if let Some(plan) = lead_in.as_ref().and_then(|l| l.plan.clone()) {
                 Some(plan)
             } else {
-                [c.start, cue_at].into_iter().find_map(|at| {
-                    let (from, to) = clause_bounds(&clauses, s_start, s_end, at);
-                    let i = hedges.partition_point(|h| h.0 < from);
-                    hedges.get(i).filter(|h| h.1 <= to).map(|h| format!("\"{}\"", &text[h.0..h.1]))
-                })
+                // The mention's clause, its cue's, and its inline list's lead-in ("From the
+                // reporter: A; B").
+                let colon = colons.partition_point(|&i| i < c.start).checked_sub(1).map(|i| colons[i]);
+                [Some(c.start), Some(cue_at), colon.filter(|&at| at >= s_start)]
+                    .into_iter()
+                    .flatten()
+                    .find_map(|at| {
+                        let (from, to) = clause_bounds(&clauses, s_start, s_end, at);
+                        let i = hedges.partition_point(|h| h.0 < from);
+                        hedges.get(i).filter(|h| h.1 <= to).map(said)
+                    })
+                    .or_else(|| inherited.then(|| hedges.iter().find(|h| h.2 == Void::Rejection).map(said))?)
             };
             let mut voided = hedge.is_some();
             if let Some(hedge) = hedge {
                 let was = cue.take().map(|(_, words)| format!(": {words}")).unwrap_or_default();
-                cue = Some((CueClass::Plain, format!("hedged by {hedge}{was}")));
+                cue = Some((CueClass::Plain, format!("{hedge}{was}")));
                 strong = false;
                 bound = false;
                 inherited = false;
+            } else if bound
+                && !owned
+                && let Some(negation) = cues.negation_right_before(text, s_start, c.start)
+            {
+                // "no turso crate in Cargo.lock": the thing the compound names is not there.
+                cue = Some((CueClass::Plain, format!("negated: \"{negation} {}\"", &text[c.start..c.end])));
+                bound = false;
+                voided = true;
             } else if !strong && !bound {
                 // A negated phrase in the mention's clause, and nothing stronger: the
                 // clause says it was not done.
@@ -448,6 +499,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 bound,
                 inherited,
                 voided,
+                prose: !fenced[line_idx],
             });
         }
         let distinct = nodes_on_line.len() as u32;
@@ -650,16 +702,21 @@ fn find_lead_in(
     let label = lead_text.trim().trim_start_matches(['#', '-', '*', ' ']).replace("**", "");
     let label: String = label.trim().chars().take(80).collect();
     let cue = class.map(|(class, words)| (class, format!("{words} (lead-in \"{label}\", line {})", lead + 1)));
-    let plan =
-        cues.plan_lead_in(lead_text).map(|words| format!("\"{words}\" (lead-in \"{label}\", line {})", lead + 1));
-    Some(LeadIn { label, cue, plan })
+    let plan = cues
+        .plan_lead_in(lead_text)
+        .map(|(words, void)| format!("{} \"{words}\" (lead-in \"{label}\", line {})", void.verb(), lead + 1));
+    let ending =
+        cues.ending_lead_in(lead_text).map(|words| format!("{words} (lead-in \"{label}\", line {})", lead + 1));
+    Some(LeadIn { label, cue, plan, ending })
 }
 
 /// A table row read against its table's header, once per row: which of its cells sit
-/// in a repo column (`repo_columns` in `[lead_in]`) and which measure a run.
+/// in a repo column (`repo_columns` in `[lead_in]`) and which measure a run. A markdown
+/// table (`| Repo | Time |`) or a table of columns aligned by spaces in pasted output
+/// (`repo   MRR@10   p50 ms`, in a fenced code block).
 struct ResultsRow {
-    /// Where each of the row's `|` stands.
-    pipes: Vec<usize>,
+    /// Where each of the row's cells starts (after its `|`, or its first character).
+    starts: Vec<usize>,
     /// The header cell of each column, trimmed.
     header: Vec<String>,
     header_line: usize,
@@ -691,9 +748,7 @@ impl ResultsRow {
             line.trim().trim_start_matches('|').trim_end_matches('|').split('|').map(|c| c.trim().to_string()).collect()
         };
         let header = cells(line_text(header_line));
-        let repo_column =
-            |cell: &String| cues.repo_columns.contains(&cell.trim_matches(['*', '_', '`']).to_lowercase());
-        if !header.iter().any(repo_column) {
+        if !is_results_header(&header, cues) {
             return None;
         }
         let row = line_text(line_idx);
@@ -703,21 +758,137 @@ impl ResultsRow {
             .map(|(i, cell)| cues.is_measurement(header.get(i).map_or("", String::as_str), cell))
             .collect();
         let measurements = measured.iter().filter(|m| **m).count();
-        let pipes = memchr::memchr_iter(b'|', row.as_bytes()).map(|i| lines[line_idx].0 + i).collect();
-        Some(ResultsRow { pipes, header, header_line, measured, measurements })
+        let starts = memchr::memchr_iter(b'|', row.as_bytes()).map(|i| lines[line_idx].0 + i + 1).collect();
+        Some(ResultsRow { starts, header, header_line, measured, measurements })
+    }
+
+    /// The row `line_idx` of a table of aligned columns in a fenced code block: its header
+    /// is the first line of the block's output (after the fence, a blank line or a `$ `
+    /// command line, at most [`MAX_BLOCK_LINES`] up), and the row has as many cells as the
+    /// header, cells being split by two or more spaces. Read only if the header names a
+    /// repo column.
+    fn read_aligned(
+        text: &str,
+        lines: &[(usize, usize)],
+        fenced: &[bool],
+        line_idx: usize,
+        cues: &Cues,
+    ) -> Option<ResultsRow> {
+        let line_text = |i: usize| &text[lines[i].0..lines[i].1];
+        let output_line = |i: usize| {
+            let t = line_text(i).trim_start();
+            fenced[i] && !t.is_empty() && !t.starts_with("```") && !t.starts_with("~~~") && !t.starts_with("$ ")
+        };
+        if !output_line(line_idx) {
+            return None;
+        }
+        let mut header_line = line_idx;
+        while header_line > 0 && line_idx - header_line < MAX_BLOCK_LINES && output_line(header_line - 1) {
+            header_line -= 1;
+        }
+        if header_line == line_idx {
+            return None;
+        }
+        let header: Vec<String> = aligned_cells(line_text(header_line)).map(|(_, c)| c.to_string()).collect();
+        if header.len() < 2 || !is_results_header(&header, cues) {
+            return None;
+        }
+        let row = line_text(line_idx);
+        let cells: Vec<(usize, &str)> = aligned_cells(row).collect();
+        if cells.len() != header.len() {
+            return None;
+        }
+        let measured: Vec<bool> =
+            cells.iter().zip(&header).map(|((_, cell), name)| cues.is_measurement(name, cell)).collect();
+        let measurements = measured.iter().filter(|m| **m).count();
+        let starts = cells.iter().map(|(at, _)| lines[line_idx].0 + at).collect();
+        Some(ResultsRow { starts, header, header_line, measured, measurements })
     }
 
     /// The results cue of a mention at `start` in this row: it is in a repo column and
     /// another cell holds a measurement.
     fn cue(&self, start: usize, cues: &Cues) -> Option<String> {
-        // A table row starts with '|' (`line_shape`): the cells follow the first one.
-        let column = self.pipes.partition_point(|&p| p < start).checked_sub(1)?;
+        let column = self.starts.partition_point(|&s| s <= start).checked_sub(1)?;
         let name = self.header.get(column)?;
         // Another cell than the mention's: O(1), however many mentions the row holds.
         let counted = self.measurements > usize::from(self.measured.get(column).copied().unwrap_or(false));
         (cues.repo_columns.contains(&name.trim_matches(['*', '_', '`']).to_lowercase()) && counted)
             .then(|| format!("results table (column \"{name}\", line {})", self.header_line + 1))
     }
+}
+
+/// Whether a table's header cells make it a table of results per repo: a repo column
+/// (`repo_columns`), and no column of items (`item_columns`: `score  repo  path` lists
+/// search hits).
+fn is_results_header(header: &[String], cues: &Cues) -> bool {
+    let named = |cell: &String, names: &[String]| names.contains(&cell.trim_matches(['*', '_', '`']).to_lowercase());
+    header.iter().any(|c| named(c, &cues.repo_columns)) && !header.iter().any(|c| named(c, &cues.item_columns))
+}
+
+/// The cells of a line of aligned columns: runs of text split by two or more spaces (or a
+/// tab), each with its byte offset in the line.
+fn aligned_cells(line: &str) -> impl Iterator<Item = (usize, &str)> {
+    let bytes = line.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while at < bytes.len() && matches!(bytes[at], b' ' | b'\t') {
+            at += 1;
+        }
+        if at >= bytes.len() {
+            return None;
+        }
+        let start = at;
+        while at < bytes.len() {
+            let gap = bytes[at] == b'\t' || (bytes[at] == b' ' && bytes.get(at + 1) == Some(&b' '));
+            if gap {
+                break;
+            }
+            at += 1;
+        }
+        Some((start, line[start..at].trim_end()))
+    })
+}
+
+/// Which lines sit in a fenced code block (its fence lines included).
+fn fenced_lines(text: &str, lines: &[(usize, usize)]) -> Vec<bool> {
+    let mut inside = false;
+    lines
+        .iter()
+        .map(|&(a, b)| {
+            let t = text[a..b].trim_start();
+            if t.starts_with("```") || t.starts_with("~~~") {
+                inside = !inside;
+                return true;
+            }
+            inside
+        })
+        .collect()
+}
+
+/// `Some(cue)` when the mention `[start, end)`, a repo path, is given to a testing command
+/// (`repo_flag_commands`): `$ patina ingest ~/.patina/cache/repos/codex`. The command
+/// starts its line or code span (after a `$ ` prompt or a list marker) and has at most
+/// four words before the path.
+fn command_on_repo_path(
+    text: &str,
+    layout: &Layout,
+    line_start: usize,
+    line_stop: usize,
+    start: usize,
+    end: usize,
+    cues: &Cues,
+) -> Option<String> {
+    let (token_start, token_end) = layout.token_around(start, end, line_start, line_stop);
+    let window = text.floor_char_boundary(token_start.saturating_sub(MAX_COMMAND)).max(line_start);
+    let command_start = match text[window..token_start].rfind('`') {
+        Some(i) => window + i + 1,
+        None if window == line_start => line_start,
+        None => return None,
+    };
+    let command = text[command_start..token_start].trim_start().trim_start_matches(['$', '-', '*', '>', ' ']);
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let testing = words.iter().any(|w| cues.repo_flag_commands.iter().any(|c| c.eq_ignore_ascii_case(w)));
+    (testing && words.len() <= 4).then(|| format!("{} {}", command.trim_end(), &text[token_start..token_end]))
 }
 
 /// How many bytes on each side of a mention an ending phrase (with its filler and object
@@ -1495,6 +1666,83 @@ mod tests {
         );
         assert_eq!(learning("The layout is taken directly from dojo")[0].2, "taken directly from");
         assert!(learning("Took 27 seconds to scrape dojo").is_empty());
+    }
+
+    #[test]
+    fn taking_from_a_repos_possessive_is_learning_from_it() {
+        let cue = |text: &str| check(text).into_iter().map(|(_, class, cue)| (class, cue)).next().unwrap();
+        assert_eq!(cue("- Adopted dojo's approach: the tool pages"), (CueClass::Learning, "Adopted dojo's".into()));
+        assert_eq!(cue("The cursor scheme was taken from dojo.").0, CueClass::Learning);
+        // Not a possessive, or not a verb of taking: nothing is taken.
+        assert_ne!(cue("- Adopted dojo as the second fixture").1, "Adopted dojo's");
+        assert_ne!(cue("- Read dojo's docs").0, CueClass::Learning);
+    }
+
+    #[test]
+    fn pasted_tool_output_tests_the_repos_it_runs_on_and_lists_nothing() {
+        let found = |text: &str| -> Vec<(String, CueClass)> {
+            check(text).into_iter().map(|(id, class, _)| (id, class)).collect()
+        };
+        let bench = "```\n$ patina bench retrieval --set standard\nrepo      queries  MRR@10   p50 ms\n\
+                     dojo           40   0.712       18\nSDL            40   0.655       22\n---------\n\
+                     mean                0.680     21.5\n```\n";
+        assert_eq!(found(bench), vec![("dojo".into(), CueClass::Testing), ("SDL".into(), CueClass::Testing)]);
+        assert!(check(bench)[0].2.starts_with("results table (column \"repo\", line 3)"));
+        // A listing of repos with counts, or of search hits with a score per file: no run.
+        let listing =
+            "```\n$ patina repo list\nNAME   PATH                  EVENTS\ndojo   ~/cache/repos/dojo    48,211\n```\n";
+        assert!(found(listing).iter().all(|(_, class)| *class == CueClass::Plain), "{:?}", found(listing));
+        let hits = "```\n score  repo    path\n 1.81   dojo    docs/events.md\n 1.12   SDL     src/replay.rs\n```\n";
+        assert_eq!(found(hits), vec![("dojo".into(), CueClass::Plain), ("SDL".into(), CueClass::Plain)]);
+        // The project's command given a repo path runs on it; `cd` or `ls` does not.
+        let (_, class, cue) = check("```\n$ patina ingest ~/.patina/cache/repos/dojo --force\n```").remove(0);
+        assert_eq!((class, cue.as_str()), (CueClass::Testing, "patina ingest ~/.patina/cache/repos/dojo"));
+        assert_eq!(found("`cd ~/.patina/cache/repos/dojo`"), vec![("dojo".into(), CueClass::Plain)]);
+        assert_eq!(
+            found("- ran `patina ingest repos/codex`: it aborted on a symlink loop"),
+            vec![("codex".into(), CueClass::Testing)]
+        );
+    }
+
+    #[test]
+    fn other_parties_rejections_quotes_and_absent_things_evidence_nothing() {
+        let cue = |text: &str, repo: &str| -> (CueClass, String) {
+            let (_, class, cue) = check(text).into_iter().find(|(id, ..)| id == repo).expect(repo);
+            (class, cue)
+        };
+        let reporter =
+            "- Context from the reporter: their team runs contract tests with dojo; the client is built on SDL";
+        assert_eq!(cue(reporter, "dojo").0, CueClass::Plain);
+        assert!(cue(reporter, "SDL").1.starts_with("another party's \"the reporter\""), "{:?}", cue(reporter, "SDL"));
+        assert_eq!(cue("The user's setup is built on dojo", "dojo").0, CueClass::Plain);
+        // A rejection voids the whole item whose cue its lead-in gives.
+        let compared = "**Comparison:**\n- dojo loads context through hooks. Not followed\n- SDL keeps it in a file\n";
+        assert_eq!(
+            cue(compared, "dojo"),
+            (CueClass::Plain, "rejected: \"Not followed\": Comparison (lead-in \"Comparison:\", line 1)".into())
+        );
+        assert_eq!(cue(compared, "SDL").0, CueClass::Learning);
+        // A quote is someone else's words.
+        assert_eq!(cue("> dojo is built on top of SDL, using hooks", "SDL").0, CueClass::Plain);
+        // "no X crate": not there.
+        assert_eq!(cue("It does not: no duckdb crate in Cargo.lock", "duckdb").1, "negated: \"no duckdb\"");
+        assert_eq!(cue("Bumped the duckdb crate to 1.2", "duckdb").0, CueClass::Using);
+        assert_eq!(cue("#232 asks whether patina uses duckdb under the hood", "duckdb").0, CueClass::Plain);
+    }
+
+    #[test]
+    fn a_changelog_removal_and_a_short_retraction_end_the_claim() {
+        let cue = |text: &str, repo: &str| -> (CueClass, String) {
+            let (_, class, cue) = check(text).into_iter().find(|(id, ..)| id == repo).expect(repo);
+            (class, cue)
+        };
+        let changelog =
+            "### Added\n- Vector index through the SDL crate\n\n### Removed\n- The optional DuckDB scrape backend\n";
+        assert_eq!(cue(changelog, "duckdb"), (CueClass::Ending, "Removed (lead-in \"Removed\", line 4)".into()));
+        assert_ne!(cue(changelog, "SDL").0, CueClass::Ending);
+        let retracted = "The note says the design was taken from dojo. It wasn't - nobody read it.";
+        assert_eq!(cue(retracted, "dojo"), (CueClass::Ending, "it wasn't".into()));
+        assert_ne!(cue("The scraper was tested on dojo. It wasn't clear why it hung.", "dojo").0, CueClass::Ending);
     }
 
     #[test]

@@ -37,7 +37,7 @@ use cues::Cues;
 use mention::NodeMatcher;
 
 /// Bump when extraction changes, so cached files are read again.
-const EXTRACTOR_VERSION: &[u8] = b"ingest-v11";
+const EXTRACTOR_VERSION: &[u8] = b"ingest-v12";
 
 const INGEST_FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("ingest_files");
 
@@ -623,7 +623,8 @@ const MAX_EXEMPLAR_TEXTS_PER_FILE: usize = 2_000;
 /// Gives the mentions that phrases left plain or weak the (strong) cue their nearest
 /// exemplars vote for (`exemplars.rs`). Endings, strong cues, cues bound to the mention's
 /// own noun phrase (a compound: "the Dagger-based setup"), voided mentions (a plan, a
-/// hypothesis, a negated phrase) and bulk lines are left alone;
+/// hypothesis, a negated phrase), mentions in code blocks (not prose) and bulk lines are
+/// left alone;
 /// a mention whose sentence is past the file's [`MAX_EXEMPLAR_TEXTS_PER_FILE`] distinct
 /// sentences keeps its phrase cue (one warning names the file).
 fn classify_by_exemplars(
@@ -639,7 +640,7 @@ fn classify_by_exemplars(
     let mut open: Vec<(usize, usize)> = Vec::new();
     let mut left = 0;
     for (i, m) in mentions.iter().enumerate() {
-        let decided = m.strong_cue || m.bound || m.voided || m.cue_class == crate::event::CueClass::Ending;
+        let decided = m.strong_cue || m.bound || m.voided || !m.prose || m.cue_class == crate::event::CueClass::Ending;
         if decided || m.co_mentions as usize >= bulk {
             continue;
         }
@@ -792,6 +793,7 @@ mod tests {
             bound: false,
             inherited: false,
             voided: false,
+            prose: true,
         }
     }
 
