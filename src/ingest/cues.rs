@@ -56,6 +56,10 @@ struct RawClass {
     #[serde(default)]
     gapped_prepositions: Vec<String>,
     #[serde(default)]
+    study_verbs: Vec<String>,
+    #[serde(default)]
+    study_prepositions: Vec<String>,
+    #[serde(default)]
     result_units: Vec<String>,
 }
 
@@ -201,8 +205,9 @@ pub struct Cues {
     negators: Vec<String>,
     failure_words: Vec<String>,
     pub repo_flag_commands: Vec<String>,
-    /// Lower-cased verbs of taking (the learning class's `gapped_verbs`): right before a
-    /// repo's possessive they take from it ("adopted opencode's approach").
+    /// Lower-cased verbs of taking and of study (the learning class's `gapped_verbs` and
+    /// `study_verbs`), longest first: right before a repo's possessive they learn from it
+    /// ("adopted opencode's approach", "read openclaw's memory_search implementation").
     taking_verbs: Vec<String>,
     /// Lower-cased head nouns that, right after a mention, say what it is to the project
     /// ("the DuckDB crate": using), with their class (`compounds` in `rules/cues.toml`).
@@ -299,6 +304,8 @@ impl Cues {
                 into.owners.extend(from.owners);
                 into.gapped_verbs.extend(from.gapped_verbs);
                 into.gapped_prepositions.extend(from.gapped_prepositions);
+                into.study_verbs.extend(from.study_verbs);
+                into.study_prepositions.extend(from.study_prepositions);
                 into.result_units.extend(from.result_units);
             }
             merged.lead_in.testing.extend(raw.lead_in.testing);
@@ -424,11 +431,16 @@ impl Cues {
             (CueClass::Learning, &merged.learning),
             (CueClass::Using, &merged.using),
         ] {
-            let prepositions: Vec<String> = lower(raw.gapped_prepositions.clone());
-            if !prepositions.is_empty() {
-                // A verb listed by two classes is the first one's.
+            for (verbs, prepositions) in
+                [(&raw.gapped_verbs, &raw.gapped_prepositions), (&raw.study_verbs, &raw.study_prepositions)]
+            {
+                let prepositions: Vec<String> = lower(prepositions.clone());
+                if prepositions.is_empty() {
+                    continue;
+                }
+                // A verb listed twice (by two classes or lists) is the first one's.
                 let prepositions = std::sync::Arc::new(prepositions);
-                for verb in lower(raw.gapped_verbs.clone()) {
+                for verb in lower(verbs.clone()) {
                     if !gapped_verbs.contains(&verb) {
                         gapped_verbs.push(verb);
                         gapped_rules.push((class, prepositions.clone()));
@@ -479,7 +491,9 @@ impl Cues {
             negators: lower(merged.negation.words).into_iter().map(|w: String| w.replace('\u{2019}', "'")).collect(),
             failure_words: lower(merged.negation.failure_words),
             repo_flag_commands: lower(merged.testing.repo_flag_commands),
-            taking_verbs: lower(merged.learning.gapped_verbs.clone()),
+            taking_verbs: longest_first(
+                merged.learning.gapped_verbs.iter().chain(&merged.learning.study_verbs).cloned().collect(),
+            ),
             compounds,
             owners,
             result_units,
@@ -720,14 +734,16 @@ impl Cues {
         false
     }
 
-    /// The verb of taking right before `start` ("Adopted " in "Adopted opencode's"), as
-    /// written, if the word before the mention (within `[from, start)`) is one.
+    /// The verb of taking or study right before `start` ("Adopted" in "Adopted opencode's",
+    /// "went through" in "went through dojo's"), as written, within `[from, start)`.
     pub fn taking_before<'t>(&self, text: &'t str, from: usize, start: usize) -> Option<&'t str> {
         let before = text[from..start].strip_suffix(' ')?;
-        let word_start =
-            before.char_indices().rev().find(|(_, c)| !c.is_alphabetic()).map_or(0, |(i, c)| i + c.len_utf8());
-        let word = &before[word_start..];
-        self.taking_verbs.iter().any(|v| v.eq_ignore_ascii_case(word)).then_some(word).filter(|w| !w.is_empty())
+        let bytes = before.as_bytes();
+        self.taking_verbs.iter().find_map(|verb| {
+            let at = before.len().checked_sub(verb.len())?;
+            let written = before.get(at..)?;
+            (written.eq_ignore_ascii_case(verb) && is_word_boundary(bytes, at, before.len())).then_some(written)
+        })
     }
 
     /// A negation right before the mention at `start` (within `[from, start)`), an article

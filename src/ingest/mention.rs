@@ -1675,7 +1675,14 @@ mod tests {
         assert_eq!(cue("The cursor scheme was taken from dojo.").0, CueClass::Learning);
         // Not a possessive, or not a verb of taking: nothing is taken.
         assert_ne!(cue("- Adopted dojo as the second fixture").1, "Adopted dojo's");
-        assert_ne!(cue("- Read dojo's docs").0, CueClass::Learning);
+        // Reading a repo's code is study: right before its possessive, or with where it was read.
+        assert_eq!(
+            cue("- Read dojo's memory_search implementation closely"),
+            (CueClass::Learning, "Read dojo's".into())
+        );
+        assert_eq!(cue("- Went back through dojo's settings.json").1, "Went back through dojo's");
+        assert_eq!(cue("- Read the hook examples in dojoengine/dojo to pin down the payload").0, CueClass::Learning);
+        assert_ne!(cue("- Pinned dojo's version").0, CueClass::Learning);
     }
 
     #[test]
@@ -1728,6 +1735,8 @@ mod tests {
         assert_eq!(cue("It does not: no duckdb crate in Cargo.lock", "duckdb").1, "negated: \"no duckdb\"");
         assert_eq!(cue("Bumped the duckdb crate to 1.2", "duckdb").0, CueClass::Using);
         assert_eq!(cue("#232 asks whether patina uses duckdb under the hood", "duckdb").0, CueClass::Plain);
+        assert_eq!(cue("The fixture script shelled out to the `duckdb` CLI", "duckdb").0, CueClass::Using);
+        assert_eq!(cue("Removed the `duckdb` CLI from the tool list", "duckdb").0, CueClass::Ending);
     }
 
     #[test]
