@@ -381,10 +381,13 @@ struct SplitLabel {
 }
 
 /// The parts of the time split: a name, the file-name prefixes of its logs, its labels.
-/// Every vocabulary, threshold and rule change is chosen on the first part only.
-const PARTS: [(&str, &[&str], &str); 2] = [
+/// Every vocabulary, threshold and rule change is chosen on the first part only. The test
+/// part has two blind labellers: A (stop 31) and B (stop 36, who saw neither the rules,
+/// the code nor A's labels).
+const PARTS: [(&str, &[&str], &str); 3] = [
     ("fit 2025-07..09", &["202507", "202508", "202509", "session_summary"], "eval/time-split/labels-2025-07-09.toml"),
     ("test 2025-10..11", &["202510", "202511"], "eval/time-split/labels-2025-10-11.toml"),
+    ("test 2025-10..11, labeller B", &["202510", "202511"], "eval/time-split/labels-2025-10-11-b.toml"),
 ];
 
 /// One row of the time-split table.
@@ -635,6 +638,19 @@ fn time_split_precision_and_recall() {
         }
     }
     println!("{}", rows.join("\n"));
+    // How far the test part's two labellers agree on its current edges.
+    let current = |file: &str| -> std::collections::BTreeSet<(String, String)> {
+        let labels: SplitLabels = toml::from_str(&std::fs::read_to_string(root().join(file)).unwrap()).unwrap();
+        labels.edge.into_iter().filter(|l| l.ended.is_none()).map(|l| (l.edge_type, l.to)).collect()
+    };
+    let (a, b) = (current(PARTS[1].2), current(PARTS[2].2));
+    println!(
+        "test part labellers: A {} current edges, B {}, both {} (Jaccard {:.2})",
+        a.len(),
+        b.len(),
+        a.intersection(&b).count(),
+        a.intersection(&b).count() as f64 / a.union(&b).count().max(1) as f64
+    );
 }
 
 /// A home with the example registry and the given session logs (file name → text).
