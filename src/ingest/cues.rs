@@ -535,7 +535,11 @@ impl Cues {
             return Some((hit.class, line[hit.start..hit.end].to_string(), true));
         }
         let bytes = line.as_bytes();
-        if let Some(m) = self.lead_in.find_iter(line).find(|m| is_word_boundary(bytes, m.start(), m.end())) {
+        // A word of a file name is no lead-in word (`validation.rs`).
+        let word = |m: &aho_corasick::Match| {
+            is_word_boundary(bytes, m.start(), m.end()) && !in_file_name(bytes, m.start(), m.end())
+        };
+        if let Some(m) = self.lead_in.find_iter(line).find(word) {
             return Some((self.lead_in_classes[m.pattern().as_usize()], line[m.start()..m.end()].to_string(), true));
         }
         hits.last().map(|h| (h.class, line[h.start..h.end].to_string(), false))

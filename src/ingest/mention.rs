@@ -321,6 +321,11 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             let (mut cue, mut strong) = match &c.flag_cue {
                 Some(flag) => (Some((CueClass::Testing, flag.clone())), true),
                 None => match cue_hits.nearest(s_start, s_end, c.start, c.end) {
+                    // "crashed on command execution due to Dagger lazy evaluation": what the
+                    // phrase points at comes first; the mention is a cause.
+                    Some(hit) if hit.points_forward && hit.end <= c.start && names_a_cause(&text[hit.end..c.start]) => {
+                        (None, false)
+                    }
                     Some(hit) => {
                         cue_at = hit.start;
                         (Some((hit.class, text[hit.start..hit.end].to_string())), hit.strong)
@@ -354,6 +359,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 && let Some(colon) = colons.partition_point(|&i| i < c.start).checked_sub(1).map(|i| colons[i])
                 && colon >= s_start
                 && stands_alone(text, &layout, c.start, c.end, line_start, line_stop)
+                && starts_an_item(text, colon, c.start)
             {
                 // "Tested edge-case repos: A (13%), B (23%), C": an inline list inherits
                 // the words before its colon, as a list inherits its lead-in. Only a repo
@@ -599,6 +605,43 @@ fn inline_lead_in(
         }
         _ => None,
     }
+}
+
+/// Words that, between a phrase pointing forward and a mention after it, make the mention a
+/// cause rather than what the phrase points at.
+const CAUSE_WORDS: [&str; 5] = ["due to", "because", "caused by", "thanks to", "owing to"];
+
+/// How much text between a phrase pointing forward and a mention is read for a cause.
+const MAX_CAUSE_GAP: usize = 160;
+
+/// Whether `gap` (the text between a phrase pointing forward and a mention) names a cause
+/// ("… on command execution due to …"). Longer gaps are not read (and name none).
+fn names_a_cause(gap: &str) -> bool {
+    gap.len() <= MAX_CAUSE_GAP && {
+        let gap = gap.to_ascii_lowercase();
+        let bytes = gap.as_bytes();
+        CAUSE_WORDS.iter().any(|w| gap.match_indices(w).any(|(i, _)| is_word_boundary(bytes, i, i + w.len())))
+    }
+}
+
+/// How far back from a mention the start of its inline-list item is looked for, in bytes.
+const MAX_ITEM_PREFIX: usize = 64;
+
+/// Whether the mention at `start` starts an item of the inline list after `colon`: at most
+/// two words stand between it and the colon or the last separator (',', ';', '(', '+',
+/// "and", "or"; not '/': "preferences/philosophy as A facts"). "Tested repos: A (13%), B and C" lists A, B and C; "Deep research into
+/// old sessions revealed the vision: a home with preferences as A facts" lists nothing.
+fn starts_an_item(text: &str, colon: usize, start: usize) -> bool {
+    let from = text.floor_char_boundary(start.saturating_sub(MAX_ITEM_PREFIX)).max(colon + 1);
+    let before = &text[from..start];
+    let item = match before.rfind([',', ';', '(', '&', '+', '|']) {
+        Some(i) => &before[i + 1..],
+        None if from == colon + 1 => before,
+        None => return false,
+    };
+    let words: Vec<&str> = item.split_whitespace().collect();
+    let last_and = words.iter().rposition(|w| ["and", "or", "then"].iter().any(|s| s.eq_ignore_ascii_case(w)));
+    words.len() - last_and.map_or(0, |i| i + 1) <= 2
 }
 
 /// How far above an item its lead-in may be (a long list is still one block).
@@ -918,6 +961,7 @@ fn ending_cue(text: &str, s_start: usize, s_end: usize, start: usize, end: usize
         let rest = after.trim_start_matches(['`', '*', '"', '\'', ')', ']']);
         rest.is_empty()
             || rest.starts_with([',', '.', ';', ':', '(', '!', '?'])
+            || rest.trim_start().starts_with('(')
             || rest.starts_with(" and ")
             || rest.starts_with(" - ")
             || rest.starts_with(" → ")
@@ -1723,10 +1767,10 @@ mod tests {
         assert!(cue(reporter, "SDL").1.starts_with("another party's \"the reporter\""), "{:?}", cue(reporter, "SDL"));
         assert_eq!(cue("The user's setup is built on dojo", "dojo").0, CueClass::Plain);
         // A rejection voids the whole item whose cue its lead-in gives.
-        let compared = "**Comparison:**\n- dojo loads context through hooks. Not followed\n- SDL keeps it in a file\n";
+        let compared = "**Prior art:**\n- dojo loads context through hooks. Not followed\n- SDL keeps it in a file\n";
         assert_eq!(
             cue(compared, "dojo"),
-            (CueClass::Plain, "rejected: \"Not followed\": Comparison (lead-in \"Comparison:\", line 1)".into())
+            (CueClass::Plain, "rejected: \"Not followed\": Prior art (lead-in \"Prior art:\", line 1)".into())
         );
         assert_eq!(cue(compared, "SDL").0, CueClass::Learning);
         // A quote is someone else's words.
@@ -1737,6 +1781,30 @@ mod tests {
         assert_eq!(cue("#232 asks whether patina uses duckdb under the hood", "duckdb").0, CueClass::Plain);
         assert_eq!(cue("The fixture script shelled out to the `duckdb` CLI", "duckdb").0, CueClass::Using);
         assert_eq!(cue("Removed the `duckdb` CLI from the tool list", "duckdb").0, CueClass::Ending);
+    }
+
+    #[test]
+    fn a_cause_an_elaboration_and_the_projects_own_analysis_are_no_cue() {
+        let cue = |text: &str, repo: &str| -> (CueClass, String) {
+            let (_, class, cue) = check(text).into_iter().find(|(id, ..)| id == repo).expect(repo);
+            (class, cue)
+        };
+        // The failure's subject comes right after it; a mention after "due to" is a cause.
+        assert_eq!(
+            cue("Agent crashed on command execution due to dagger lazy evaluation", "dagger").0,
+            CueClass::Plain
+        );
+        assert_eq!(cue("The scraper crashed on the dagger repo", "dagger").0, CueClass::Testing);
+        // After a colon, an item starts the list or follows a separator; deep in an
+        // elaboration it is no item.
+        let vision = "Deep research into old sessions revealed the vision: a home with preferences as dojo facts";
+        assert_eq!(cue(vision, "dojo").1, "research", "a weak phrase of its own, no inherited cue");
+        assert_eq!(cue("Prior art: dojo (events) + duckdb", "duckdb").0, CueClass::Learning);
+        // An analysis of the project's own state leads no learning list.
+        assert_ne!(cue("**Current State Analysis:**\n- Patina has two dagger uses\n", "dagger").0, CueClass::Learning);
+        // A migration away from a repo ends its use; the features used of a repo use it.
+        assert_eq!(cue("Reviewed the SQLite migration from duckdb (PRs #31-32)", "duckdb").0, CueClass::Ending);
+        assert_eq!(cue("duckdb-specific features used:", "duckdb").0, CueClass::Using);
     }
 
     #[test]
