@@ -1727,6 +1727,9 @@ mod tests {
         assert_eq!(cue("- Went back through dojo's settings.json").1, "Went back through dojo's");
         assert_eq!(cue("- Read the hook examples in dojoengine/dojo to pin down the payload").0, CueClass::Learning);
         assert_ne!(cue("- Pinned dojo's version").0, CueClass::Learning);
+        // What was found in it or taken from it.
+        assert_eq!(cue("- Discovered the asdf solution from the dojo repo").0, CueClass::Learning);
+        assert_eq!(cue("**Key findings from dojo codebase analysis:**").0, CueClass::Learning);
     }
 
     #[test]
