@@ -367,7 +367,7 @@ fn user_cue_file_extends_the_vocabulary() {
     let home = Home::new();
     sync_real_registry(&home);
     let note = home.path().join("note.md");
-    std::fs::write(&note, "We cribbed the pipeline idea from dojo.\n").unwrap();
+    std::fs::write(&note, "We cribbed the pipeline layout off dojo.\n").unwrap();
     let note = note.to_str().unwrap();
     let plain = home.json(&["mother", "ingest", note, "--project", "patina"]);
     assert_eq!(plain["mentions_by_node"]["dojo"]["plain"], 1);

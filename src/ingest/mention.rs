@@ -1968,7 +1968,9 @@ mod tests {
         fn extraction_never_panics_on_text_of_cues_and_multibyte_characters(
             words in prop::collection::vec(
                 "(dojo|SDL|not |don't |no |might |maybe |tested on |fixture |That was wrong|That\u{2019}s wrong|\
-                 Next steps:|TODO|\u{2014} |\u{2013}|\u{2019}|é|日本|; | - |, but |\\. |: |\n|- |\\| |`|\\*\\*| )",
+                 Next steps:|TODO|\u{2014} |\u{2013}|\u{2019}|é|日本|; | - |, but |\\. |: |\n|- |\\| |`|\\*\\*| |\
+                 ```\n|\\$ patina ingest |repos/|> |  |repo  |12 ms|\u{2192}|'s |Adopted |read |due to |their team |\
+                 Not followed|### Removed\n|It wasn't|\\+ |\\(|\\)|score  repo  path\n)",
                 0..40,
             ),
         ) {
