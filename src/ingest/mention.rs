@@ -1341,6 +1341,12 @@ mod tests {
             .collect()
     }
 
+    /// The class and cue of `repo`'s first mention in `text`.
+    fn cue_of(text: &str, repo: &str) -> (CueClass, String) {
+        let (_, class, cue) = check(text).into_iter().find(|(id, ..)| id == repo).expect(repo);
+        (class, cue)
+    }
+
     #[test]
     fn an_owner_name_reference_names_the_repo_whatever_the_owner() {
         // A fork or a moved repo, written as a repo is written.
@@ -1589,11 +1595,7 @@ mod tests {
 
     #[test]
     fn a_plan_or_a_hypothesis_evidences_nothing() {
-        let cue = |text: &str, repo: &str| -> (CueClass, String) {
-            let found = check(text);
-            let (_, class, cue) = found.into_iter().find(|(id, ..)| id == repo).expect(repo);
-            (class, cue)
-        };
+        let cue = cue_of;
         let (class, why) = cue("- Turso might be worth benchmarking someday, dojo too", "dojo");
         assert_eq!(class, CueClass::Plain);
         assert_eq!(why, "hedged by \"might\": benchmarking");
@@ -1730,6 +1732,7 @@ mod tests {
         // What was found in it or taken from it.
         assert_eq!(cue("- Discovered the asdf solution from the dojo repo").0, CueClass::Learning);
         assert_eq!(cue("**Key findings from dojo codebase analysis:**").0, CueClass::Learning);
+        assert_eq!(cue("- Reviewed how dojo deals with stale knowledge").0, CueClass::Learning);
     }
 
     #[test]
@@ -1760,10 +1763,7 @@ mod tests {
 
     #[test]
     fn other_parties_rejections_quotes_and_absent_things_evidence_nothing() {
-        let cue = |text: &str, repo: &str| -> (CueClass, String) {
-            let (_, class, cue) = check(text).into_iter().find(|(id, ..)| id == repo).expect(repo);
-            (class, cue)
-        };
+        let cue = cue_of;
         let reporter =
             "- Context from the reporter: their team runs contract tests with dojo; the client is built on SDL";
         assert_eq!(cue(reporter, "dojo").0, CueClass::Plain);
@@ -1788,10 +1788,7 @@ mod tests {
 
     #[test]
     fn a_cause_an_elaboration_and_the_projects_own_analysis_are_no_cue() {
-        let cue = |text: &str, repo: &str| -> (CueClass, String) {
-            let (_, class, cue) = check(text).into_iter().find(|(id, ..)| id == repo).expect(repo);
-            (class, cue)
-        };
+        let cue = cue_of;
         // The failure's subject comes right after it; a mention after "due to" is a cause.
         assert_eq!(
             cue("Agent crashed on command execution due to dagger lazy evaluation", "dagger").0,
@@ -1812,10 +1809,7 @@ mod tests {
 
     #[test]
     fn a_changelog_removal_and_a_short_retraction_end_the_claim() {
-        let cue = |text: &str, repo: &str| -> (CueClass, String) {
-            let (_, class, cue) = check(text).into_iter().find(|(id, ..)| id == repo).expect(repo);
-            (class, cue)
-        };
+        let cue = cue_of;
         let changelog =
             "### Added\n- Vector index through the SDL crate\n\n### Removed\n- The optional DuckDB scrape backend\n";
         assert_eq!(cue(changelog, "duckdb"), (CueClass::Ending, "Removed (lead-in \"Removed\", line 4)".into()));
