@@ -339,9 +339,10 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 strong = true;
                 cue_at = hit.start;
             }
+            // The possessive first: one compare, before any verb is looked for.
             if !strong
-                && let Some(verb) = cues.taking_before(text, s_start, c.start)
                 && (text[c.end..].starts_with("'s") || text[c.end..].starts_with("\u{2019}s"))
+                && let Some(verb) = cues.taking_before(text, s_start, c.start)
             {
                 // "Adopted opencode's approach", "took cuti's run script": taken from it.
                 cue = Some((CueClass::Learning, format!("{verb} {}'s", &text[c.start..c.end])));
@@ -617,11 +618,15 @@ const MAX_CAUSE_GAP: usize = 160;
 /// Whether `gap` (the text between a phrase pointing forward and a mention) names a cause
 /// ("… on command execution due to …"). Longer gaps are not read (and name none).
 fn names_a_cause(gap: &str) -> bool {
-    gap.len() <= MAX_CAUSE_GAP && {
-        let gap = gap.to_ascii_lowercase();
-        let bytes = gap.as_bytes();
-        CAUSE_WORDS.iter().any(|w| gap.match_indices(w).any(|(i, _)| is_word_boundary(bytes, i, i + w.len())))
-    }
+    // No allocation: a case-insensitive compare at each word start of the gap.
+    let bytes = gap.as_bytes();
+    gap.len() <= MAX_CAUSE_GAP
+        && (0..bytes.len()).any(|i| {
+            CAUSE_WORDS.iter().any(|w| {
+                bytes.get(i..i + w.len()).is_some_and(|b| b.eq_ignore_ascii_case(w.as_bytes()))
+                    && is_word_boundary(bytes, i, i + w.len())
+            })
+        })
 }
 
 /// How far back from a mention the start of its inline-list item is looked for, in bytes.
