@@ -1209,15 +1209,24 @@ struct TrapLabels {
 /// `eval/precision-traps-2` (stop 35, another author) is held out: only its figures are
 /// printed, so that no choice is fitted on its misses. `eval/precision-traps-3` (stop 36, a
 /// third author, styles of later work: pasted output and listings, surveys, other people's
-/// setups) is a fit set. `cargo test --test graph precision_traps -- --nocapture` prints the
-/// table.
+/// setups) is a fit set. `eval/precision-traps-4` (stop 37, a fourth author, in the real
+/// logs' own later style: multi-topic summaries, repos both tested and studied, index data
+/// read again, dependency churn) had its figures taken before any choice, then became a
+/// fit set; `eval/precision-traps-5` (stop 37, a fifth author, the same brief) is held
+/// out. `cargo test --test graph precision_traps -- --nocapture` prints the table.
 #[test]
 fn precision_traps_table() {
     let model = util::model_dir();
     let cues = if model.is_some() { "phrases + exemplars" } else { "phrases" };
     println!("| precision traps, each log alone ({cues}) | precision | recall | false positives by kind |");
     println!("|---|---:|---:|---|");
-    let sets = [("eval/precision-traps", false), ("eval/precision-traps-2", true), ("eval/precision-traps-3", false)];
+    let sets = [
+        ("eval/precision-traps", false),
+        ("eval/precision-traps-2", true),
+        ("eval/precision-traps-3", false),
+        ("eval/precision-traps-4", false),
+        ("eval/precision-traps-5", true),
+    ];
     for (set, held_out) in sets {
         let (row, misses, sessions) = precision_trap_scores(&root().join(set), model.as_deref());
         println!("| {set}{} | {row}", if held_out { " (held out)" } else { " (fit)" });
@@ -1337,4 +1346,40 @@ fn pasted_output_changelogs_and_other_parties_on_blind_logs() {
     let wrap_up = derived("20260227-163050.md");
     assert!(has(&wrap_up, "patina", "TESTS_WITH", "codex"), "{wrap_up:?}");
     assert!(!wrap_up.iter().any(|e| e.2 == "turso"), "asked and answered no: {wrap_up:?}");
+}
+
+/// The real logs' own later style, on the blind logs of `eval/precision-traps-4` (each
+/// derived alone): a pasted `Cargo.toml` line declares a dependency and "Removed
+/// `x = "0.9"` from Cargo.toml" ends one; a results table's recall-at-k columns and
+/// pass/fail marks are a run's results; reading a repo's index file (`opencode.db`) runs
+/// nothing; an open task, a hypothetical entry and "no reason to re-run" are no runs.
+#[test]
+fn dependency_lines_index_files_and_open_tasks_on_blind_logs() {
+    let model = util::model_dir();
+    let dir = root().join("eval/precision-traps-4");
+    let derived = |session: &str| {
+        let (home, files) = logs_home(&dir, |name| name == session, model.as_deref());
+        assert_eq!(files, 1);
+        let evidenced = |t: &str| ["USES", "LEARNS_FROM", "TESTS_WITH"].contains(&t);
+        edges(&home).into_iter().filter(|e| e.0 == "patina" && evidenced(&e.1)).collect::<Vec<_>>()
+    };
+    let bump = derived("20260302-064118.md");
+    assert!(has(&bump, "patina", "USES", "USearch"), "`usearch = \"2.17.0\"`: {bump:?}");
+    for repo in ["loro", "opencode"] {
+        assert!(has(&bump, "patina", "TESTS_WITH", repo), "a row under `Hybrid R@10`: {repo}: {bump:?}");
+    }
+    let swap = derived("20260311-083455.md");
+    assert!(!swap.iter().any(|e| e.1 == "USES" && e.2 == "scryer-prolog"), "removed from Cargo.toml: {swap:?}");
+    let sweep = derived("20260313-064402.md");
+    assert!(has(&sweep, "patina", "TESTS_WITH", "daydreams"), "a row marked ❌: {sweep:?}");
+    let stale = derived("20260306-191045.md");
+    assert!(!stale.iter().any(|e| e.2 == "duckdb"), "only `duckdb.db` read again: {stale:?}");
+    assert!(!stale.iter().any(|e| e.2 == "cortex"), "no reason to re-run it: {stale:?}");
+    let reread = derived("20260323-070015.md");
+    assert!(!reread.iter().any(|e| e.2 == "opencode"), "only `opencode.db` queried: {reread:?}");
+    let adapter = derived("20260310-160733.md");
+    assert!(has(&adapter, "patina", "LEARNS_FROM", "opencode"), "{adapter:?}");
+    assert!(!adapter.iter().any(|e| e.1 == "USES"), "`- [ ] Prototype …` is not done: {adapter:?}");
+    let names = derived("20260325-081133.md");
+    assert!(!names.iter().any(|e| e.2 == "codex-autorunner"), "a hypothetical registry entry: {names:?}");
 }

@@ -153,6 +153,8 @@ struct RawContext {
     repo_words: Vec<String>,
     #[serde(default)]
     repo_path_segments: Vec<String>,
+    #[serde(default)]
+    index_files: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -209,6 +211,10 @@ pub struct Cues {
     /// `study_verbs`), longest first: right before a repo's possessive they learn from it
     /// ("adopted opencode's approach", "read openclaw's memory_search implementation").
     taking_verbs: Vec<String>,
+    /// Lower-cased verbs of study alone (`study_verbs`), longest first: right before the
+    /// repo itself, an article at most between, they study it ("Read the Gas Town design
+    /// end to end", "reading gastown end to end").
+    study_verbs: Vec<String>,
     /// Lower-cased head nouns that, right after a mention, say what it is to the project
     /// ("the DuckDB crate": using), with their class (`compounds` in `rules/cues.toml`).
     pub compounds: Vec<(String, CueClass)>,
@@ -230,6 +236,9 @@ pub struct Cues {
     /// hits, files), not of runs per repo (`item_columns`).
     pub item_columns: Vec<String>,
     pub repo_path_segments: Vec<String>,
+    /// Lower-cased suffixes of a repo's index files (`[context] index_files`): a mention
+    /// glued to one (`opencode.db`) names the index, and reading it runs nothing.
+    pub index_files: Vec<String>,
     /// Lower-cased ambiguous ids and aliases.
     pub ambiguous: Vec<String>,
     pub bulk_min_distinct_nodes: usize,
@@ -261,6 +270,9 @@ struct GappedPhrases {
 
 /// The most words a gapped phrase holds between its verb and its preposition.
 const MAX_GAP_WORDS: usize = 4;
+
+/// Marks of a run that passed or failed, in a results table's cell.
+const PASS_FAIL_MARKS: [char; 6] = ['\u{2705}', '\u{274c}', '\u{2713}', '\u{2717}', '\u{2714}', '\u{2718}'];
 
 /// The most words between a negation and the cue phrase it voids ("not a fixture").
 const NEGATION_REACH: usize = 2;
@@ -330,6 +342,7 @@ impl Cues {
             merged.negation.failure_words.extend(raw.negation.failure_words);
             merged.context.repo_words.extend(raw.context.repo_words);
             merged.context.repo_path_segments.extend(raw.context.repo_path_segments);
+            merged.context.index_files.extend(raw.context.index_files);
             merged.ambiguous.ids.extend(raw.ambiguous.ids);
             if raw.bulk.min_distinct_nodes.is_some() {
                 merged.bulk.min_distinct_nodes = raw.bulk.min_distinct_nodes;
@@ -497,6 +510,7 @@ impl Cues {
             taking_verbs: longest_first(
                 merged.learning.gapped_verbs.iter().chain(&merged.learning.study_verbs).cloned().collect(),
             ),
+            study_verbs: longest_first(merged.learning.study_verbs.clone()),
             compounds,
             owners,
             result_units,
@@ -506,6 +520,7 @@ impl Cues {
             item_columns: lower(merged.lead_in.item_columns),
             measurement_units: lower(merged.lead_in.measurement_units),
             repo_path_segments: lower(merged.context.repo_path_segments),
+            index_files: lower(merged.context.index_files),
             ambiguous: lower(merged.ambiguous.ids),
             bulk_min_distinct_nodes: merged.bulk.min_distinct_nodes.unwrap_or(6).max(2),
             subjects_min_distinct_nodes: merged.bulk.subjects_min_distinct_nodes.unwrap_or(3).max(2),
@@ -577,6 +592,45 @@ impl Cues {
         let word = &word[..word_end];
         let (_, class) = self.compounds.iter().find(|(w, _)| w.eq_ignore_ascii_case(word))?;
         Some((*class, word.to_string()))
+    }
+
+    /// The index-file suffix glued right after a mention ending at `end` (`.db` in
+    /// "queried `opencode.db`"), as written.
+    pub fn index_file_after<'t>(&self, text: &'t str, end: usize) -> Option<&'t str> {
+        let rest = &text[end..];
+        self.index_files.iter().find_map(|suffix| {
+            let written = rest.get(..suffix.len())?;
+            let ends = !rest[suffix.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_');
+            (written.eq_ignore_ascii_case(suffix) && ends).then_some(written)
+        })
+    }
+
+    /// A manifest's dependency line right after a mention: `usearch = "2.17.0"`,
+    /// `ort = { version = "2" }` (Cargo), `"loro-crdt": "^1.4"` (package.json), pasted
+    /// into a log: the project declares the repo as a dependency. The line as written.
+    pub fn dependency_line<'t>(&self, text: &'t str, end: usize, s_end: usize) -> Option<&'t str> {
+        let rest = &text[end..s_end];
+        // package.json: the name's closing quote, then `:`.
+        let (value, sep) = match rest.strip_prefix('"') {
+            Some(after) => (after.trim_start().strip_prefix(':')?, ':'),
+            None => (rest.trim_start().strip_prefix('=')?, '='),
+        };
+        let value = value.trim_start();
+        let version = match value.strip_prefix('"') {
+            Some(v) => v.trim_start_matches(['^', '~', '=', '>', '<', ' ']).starts_with(|c: char| c.is_ascii_digit()),
+            None => {
+                sep == '='
+                    && value.starts_with('{')
+                    && ["version", "path", "git"].iter().any(|k| value[1..].trim_start().starts_with(k))
+            }
+        };
+        // Up to the value's closing quote or brace (the whole clause when it has none).
+        let close = match value.strip_prefix('"') {
+            Some(v) => v.find('"').map(|i| i + 2),
+            None => value.find('}').map(|i| i + 1),
+        };
+        let len = rest.len() - value.len() + close.unwrap_or(value.len());
+        version.then(|| &text[end..end + len])
     }
 
     /// The first counted result of class `class` in `sentence`: a number (digits, commas
@@ -753,6 +807,28 @@ impl Cues {
         })
     }
 
+    /// The verb of study right before the mention at `start`, an article at most between
+    /// ("Read the Gas Town design", "reading gastown"), as written with its article,
+    /// within `[from, start)`. Not a verb of taking: "adopted Dagger" uses it.
+    pub fn study_before<'t>(&self, text: &'t str, from: usize, start: usize) -> Option<&'t str> {
+        let before = text[from..start].strip_suffix(' ')?;
+        let verb_end = ["the", "a", "an"]
+            .iter()
+            .find_map(|article| {
+                let at = before.len().checked_sub(article.len() + 1)?;
+                let written = before.get(at..)?;
+                (written.as_bytes()[0] == b' ' && written[1..].eq_ignore_ascii_case(article)).then_some(at)
+            })
+            .unwrap_or(before.len());
+        let verbs = &before[..verb_end];
+        self.study_verbs.iter().find_map(|verb| {
+            let at = verbs.len().checked_sub(verb.len())?;
+            let written = verbs.get(at..)?;
+            (written.eq_ignore_ascii_case(verb) && is_word_boundary(verbs.as_bytes(), at, verbs.len()))
+                .then(|| &before[at..])
+        })
+    }
+
     /// A negation right before the mention at `start` (within `[from, start)`), an article
     /// at most between: "no turso crate", "not the Dagger pipeline". Not "not only".
     pub fn negation_right_before<'t>(&self, text: &'t str, from: usize, start: usize) -> Option<&'t str> {
@@ -803,12 +879,21 @@ impl Cues {
     /// in `rules/cues.toml`): a number in a result column, a number with a measurement
     /// unit ("11.2s", "3 ms", "13%"), or a change ("0 → 2,118").
     pub fn is_measurement(&self, header: &str, cell: &str) -> bool {
+        let header = header.to_lowercase();
+        let result_column = header
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .any(|w| self.result_columns.iter().any(|r| r == w))
+            // A metric at a cutoff: "R@10", "MRR@10", "Hit@5".
+            || header.split('@').skip(1).any(|after| after.starts_with(|c: char| c.is_ascii_digit()));
+        // A pass or fail mark under a result column: "| daydreams | … | ❌ see below |".
+        if result_column && cell.contains(PASS_FAIL_MARKS) {
+            return true;
+        }
         if !cell.bytes().any(|b| b.is_ascii_digit()) {
             return false;
         }
-        let header = header.to_lowercase();
-        let mut header_words = header.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty());
-        if header_words.any(|w| self.result_columns.iter().any(|r| r == w)) {
+        if result_column {
             return true;
         }
         if cell.contains('\u{2192}') || cell.contains("->") {
@@ -1114,6 +1199,21 @@ mod tests {
         let user = "[testing]\ncompounds = [\"fixture\"]\n".to_string();
         let cues = Cues::load(&[("user.toml".into(), user)]).unwrap();
         assert_eq!(cues.compound_after("the SDL fixture", 7, 15), Some((CueClass::Testing, "fixture".into())));
+    }
+
+    #[test]
+    fn a_measurement_is_a_result_column_a_unit_a_metric_at_k_or_a_pass_fail_mark() {
+        let cues = Cues::load(&[]).unwrap();
+        assert!(cues.is_measurement("Time", "11.2"));
+        assert!(cues.is_measurement("Files", "11.2s"));
+        assert!(cues.is_measurement("Hybrid R@10", "0.71"));
+        assert!(cues.is_measurement("MRR@10", "0.5"));
+        assert!(cues.is_measurement("Result", "\u{274c} see below"));
+        assert!(cues.is_measurement("Outcome", "\u{2705}"));
+        // Counts alone, and a mark under a column that is no result, measure nothing.
+        assert!(!cues.is_measurement("Files", "1,023"));
+        assert!(!cues.is_measurement("Indexed", "\u{2705}"));
+        assert!(!cues.is_measurement("user@host", "12"));
     }
 
     #[test]

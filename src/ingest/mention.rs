@@ -306,6 +306,8 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         };
         // A quoted line ("> …" outside code) is someone else's words: a README, an issue.
         let quoted = !fenced[line_idx] && text[line_start..line_stop].trim_start().starts_with('>');
+        // An open task ("- [ ] Prototype the opencode adapter") is a plan, not a report.
+        let open_task = !fenced[line_idx] && is_open_task(&text[line_start..line_stop]);
         let mut inline_leads: std::collections::HashMap<usize, Option<(CueClass, String)>> = Default::default();
         // Each sentence's counted result, by (sentence start, class): read once per
         // sentence, however many mentions it holds.
@@ -318,6 +320,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             let mut retracted = false;
             // Where the deciding cue stands (its clause may hedge it).
             let mut cue_at = c.start;
+            let dependency_line = cues.dependency_line(text, c.end, s_end);
             let (mut cue, mut strong) = match &c.flag_cue {
                 Some(flag) => (Some((CueClass::Testing, flag.clone())), true),
                 None => match cue_hits.nearest(s_start, s_end, c.start, c.end) {
@@ -348,12 +351,22 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 cue = Some((CueClass::Learning, format!("{verb} {}'s", &text[c.start..c.end])));
                 strong = true;
                 cue_at = c.start;
+            } else if !strong && let Some(verb) = cues.study_before(text, s_start, c.start) {
+                // "Read the Gas Town design end to end", "Reading steveyegge/gastown".
+                cue = Some((CueClass::Learning, format!("{verb} {}", &text[c.start..c.end])));
+                strong = true;
+                cue_at = c.start;
             }
             if !strong && let Some(compound) = cues.compound_after(text, c.end, s_end) {
                 // "explored the DuckDB integration": the noun the mention qualifies says
                 // what the repo is to the project, closer than any word around it.
                 cue = Some(compound);
                 bound = true;
+                cue_at = c.start;
+            } else if !strong && let Some(line) = dependency_line {
+                // `usearch = "2.17.0"` pasted from Cargo.toml: a declared dependency.
+                cue = Some((CueClass::Using, format!("dependency line `{}{line}`", &text[c.start..c.end])));
+                strong = true;
                 cue_at = c.start;
             }
             if !strong
@@ -390,7 +403,9 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 owned = true;
             }
             let lead_in = blocks.lead_in(line_idx, text, &lines, cues, matcher, skip_node);
-            if let Some(ending) = ending_cue(text, s_start, s_end, c.start, c.end, cues) {
+            // "Removed `scryer-prolog = \"0.9\"` from Cargo.toml": the line is the mention's.
+            let mention_end = c.end + dependency_line.map_or(0, str::len);
+            if let Some(ending) = ending_cue(text, s_start, s_end, c.start, mention_end, cues) {
                 cue = Some((CueClass::Ending, ending));
                 strong = true;
                 bound = false;
@@ -437,6 +452,21 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 cue = Some((*class, format!("{words} (with a counted result: \"{result}\")")));
                 strong = true;
             }
+            // "Queried `opencode.db` from the March eval: 28,940 symbols": the index of an
+            // earlier run, read again; nothing ran on the repo here.
+            // Void, so the exemplars leave it too; a learning or using phrase stays.
+            let mut read_index = false;
+            if c.flag_cue.is_none()
+                && matches!(cue, None | Some((CueClass::Testing, _)))
+                && let Some(suffix) = cues.index_file_after(text, c.end)
+            {
+                let was = cue.take().map(|(_, words)| format!(": {words}")).unwrap_or_default();
+                cue = Some((CueClass::Plain, format!("reads the index `{}{suffix}`{was}", &text[c.start..c.end])));
+                strong = false;
+                bound = false;
+                inherited = false;
+                read_index = true;
+            }
             // A plan, a question or a hypothesis evidences nothing: "Turso might be worth
             // benchmarking someday", an item under "Next steps:". Not the project's own
             // thing ("our DuckDB") nor a retraction.
@@ -447,6 +477,8 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 None
             } else if quoted {
                 Some("quoted (someone else's words)".to_string())
+            } else if open_task {
+                Some("an open task (\"[ ]\": not done)".to_string())
             } else if let Some(plan) = lead_in.as_ref().and_then(|l| l.plan.clone()) {
                 Some(plan)
             } else {
@@ -463,7 +495,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                     })
                     .or_else(|| inherited.then(|| hedges.iter().find(|h| h.2 == Void::Rejection).map(said))?)
             };
-            let mut voided = hedge.is_some();
+            let mut voided = hedge.is_some() || read_index;
             if let Some(hedge) = hedge {
                 let was = cue.take().map(|(_, words)| format!(": {words}")).unwrap_or_default();
                 cue = Some((CueClass::Plain, format!("{hedge}{was}")));
@@ -523,6 +555,16 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         i = j;
     }
     out
+}
+
+/// A markdown task list item not yet done: `- [ ] …` (also `*`, `+`, `1.`).
+fn is_open_task(line: &str) -> bool {
+    let t = line.trim_start();
+    let rest = match t.strip_prefix(['-', '*', '+']) {
+        Some(rest) => rest,
+        None => t.trim_start_matches(|c: char| c.is_ascii_digit()),
+    };
+    rest.starts_with(" [ ]") || (t.starts_with(|c: char| c.is_ascii_digit()) && rest.starts_with(". [ ]"))
 }
 
 /// The markdown shape of a line, as far as lead-ins go.
@@ -1134,7 +1176,7 @@ fn sentence_breaks(bytes: &[u8], line_start: usize, line_stop: usize) -> Vec<usi
     let is_break = |i: usize| {
         i + 2 < line_stop
             && bytes[i + 1] == b' '
-            && bytes[i + 2].is_ascii_uppercase()
+            && (bytes[i + 2].is_ascii_uppercase() || bytes[i + 2] == b'`')
             && i > line_start
             && (bytes[i - 1].is_ascii_lowercase() || bytes[i - 1].is_ascii_digit() || b")`\"'".contains(&bytes[i - 1]))
     };
@@ -1862,6 +1904,33 @@ mod tests {
     }
 
     #[test]
+    fn dependency_lines_index_files_and_open_tasks() {
+        // A manifest line pasted into a log declares the dependency; removing it ends it.
+        assert_eq!(cue_of("- `Cargo.toml`: `duckdb = \"1.1.3\"` added", "duckdb").0, CueClass::Using);
+        assert_eq!(cue_of("- bumped `dagger = { version = \"0.13\" }`", "dagger").0, CueClass::Using);
+        assert_eq!(cue_of("- Removed `duckdb = \"1.1\"` from `Cargo.toml`", "duckdb").0, CueClass::Ending);
+        assert_eq!(cue_of("- the duckdb = dagger mapping", "duckdb").0, CueClass::Plain);
+        // The repo's index read again is no run.
+        let (class, why) = cue_of("- Queried `SDL.db` again: 4,311 of its 28,940 symbols are generated.", "SDL");
+        assert_eq!(class, CueClass::Plain);
+        assert!(why.starts_with("reads the index `SDL.db`"), "{why}");
+        assert_eq!(cue_of("- `patina scrape --repo SDL` wrote SDL.db", "SDL").0, CueClass::Testing);
+        // An open task is a plan.
+        let (class, why) = cue_of("- [ ] Benchmark dojo: 3 runs", "dojo");
+        assert_eq!(class, CueClass::Plain);
+        assert!(why.starts_with("an open task"), "{why}");
+        assert_eq!(cue_of("- [x] Benchmarked dojo: 3,120 symbols in 2.1s", "dojo").0, CueClass::Testing);
+        // A verb of study right before the repo, an article at most between, studies it;
+        // a verb of taking needs the possessive ("adopted dagger" uses it).
+        assert_eq!(cue_of("- Read the dojo design end to end", "dojo"), (CueClass::Learning, "Read the dojo".into()));
+        assert_eq!(cue_of("### Reading dojoengine/dojo", "dojo").0, CueClass::Learning);
+        assert_eq!(cue_of("- Adopted dagger for the builds", "dagger").1, "Adopted", "the weak phrase, no study");
+        // A sentence may start with code: "…symbols. `x` is open; bumped it" is two.
+        let two = "- Looked at dojo output: 2 files. `linguist` support is open; bumped it to next week.";
+        assert_ne!(cue_of(two, "dojo").0, CueClass::Using);
+    }
+
+    #[test]
     fn self_mentions_are_skipped() {
         assert!(check("patina is great, see NicabarNimble/patina").is_empty());
     }
@@ -1904,7 +1973,7 @@ mod tests {
                 matches!(bytes[i], b'.' | b'!' | b'?')
                     && i + 2 < line_stop
                     && bytes[i + 1] == b' '
-                    && bytes[i + 2].is_ascii_uppercase()
+                    && (bytes[i + 2].is_ascii_uppercase() || bytes[i + 2] == b'`')
                     && i > line_start
                     && (bytes[i - 1].is_ascii_lowercase()
                         || bytes[i - 1].is_ascii_digit()
