@@ -1237,6 +1237,43 @@ fn precision_traps_table() {
         }
         assert_eq!(sessions, 16, "{set}");
     }
+    // The same sets with all 16 logs of a set in one home, as a project's logs are: a use
+    // in two sessions, a claim a later log retracts, a repo tested in one session and
+    // studied in another. Scored as a set: the derived edges against every edge label.
+    println!("\n| precision traps, each set whole | precision | recall |\n|---|---:|---:|");
+    for (set, held_out) in sets {
+        let (row, misses) = precision_trap_set_scores(&root().join(set), model.as_deref());
+        println!("| {set}{} | {row}", if held_out { " (held out)" } else { " (fit)" });
+        if !held_out {
+            for m in &misses {
+                println!("  {m}");
+            }
+        }
+    }
+}
+
+/// One precision-trap set derived whole: its table row (precision, recall) and misses.
+fn precision_trap_set_scores(dir: &Path, model: Option<&Path>) -> (String, Vec<String>) {
+    let labels: TrapLabels = toml::from_str(&std::fs::read_to_string(dir.join("labels.toml")).unwrap()).unwrap();
+    let (home, files) = logs_home(dir, |_| true, model);
+    assert_eq!(files, 16);
+    let evidenced = |t: &str| ["USES", "LEARNS_FROM", "TESTS_WITH"].contains(&t);
+    let derived: std::collections::BTreeSet<(String, String)> =
+        edges(&home).into_iter().filter(|e| e.0 == "patina" && evidenced(&e.1)).map(|e| (e.1, e.2)).collect();
+    let wanted: std::collections::BTreeSet<(String, String)> =
+        labels.edge.iter().map(|l| (l.edge_type.clone().unwrap(), l.to.clone())).collect();
+    let right = derived.intersection(&wanted).count();
+    let mut misses: Vec<String> =
+        derived.difference(&wanted).map(|(t, to)| format!("false positive: patina {t} {to}")).collect();
+    misses.extend(wanted.difference(&derived).map(|(t, to)| format!("missed: patina {t} {to}")));
+    let row = format!(
+        "{:.2} ({right}/{}) | {:.2} ({right}/{}) |",
+        right as f64 / derived.len().max(1) as f64,
+        derived.len(),
+        right as f64 / wanted.len().max(1) as f64,
+        wanted.len()
+    );
+    (row, misses)
 }
 
 /// One precision-trap set's table row (precision, recall, false positives by kind), its
@@ -1315,14 +1352,7 @@ fn precision_trap_scores(dir: &Path, model: Option<&Path>) -> (String, Vec<Strin
 /// and "adopted X's approach" each say what they say.
 #[test]
 fn pasted_output_changelogs_and_other_parties_on_blind_logs() {
-    let model = util::model_dir();
-    let dir = root().join("eval/precision-traps-3");
-    let derived = |session: &str| {
-        let (home, files) = logs_home(&dir, |name| name == session, model.as_deref());
-        assert_eq!(files, 1);
-        let evidenced = |t: &str| ["USES", "LEARNS_FROM", "TESTS_WITH"].contains(&t);
-        edges(&home).into_iter().filter(|e| e.0 == "patina" && evidenced(&e.1)).collect::<Vec<_>>()
-    };
+    let derived = |session: &str| trap_log_edges("eval/precision-traps-3", session);
     let bench = derived("20260202-091504.md");
     for repo in ["dojo", "SDL", "duckdb", "loro"] {
         assert!(has(&bench, "patina", "TESTS_WITH", repo), "{repo}: {bench:?}");
@@ -1355,14 +1385,7 @@ fn pasted_output_changelogs_and_other_parties_on_blind_logs() {
 /// nothing; an open task, a hypothetical entry and "no reason to re-run" are no runs.
 #[test]
 fn dependency_lines_index_files_and_open_tasks_on_blind_logs() {
-    let model = util::model_dir();
-    let dir = root().join("eval/precision-traps-4");
-    let derived = |session: &str| {
-        let (home, files) = logs_home(&dir, |name| name == session, model.as_deref());
-        assert_eq!(files, 1);
-        let evidenced = |t: &str| ["USES", "LEARNS_FROM", "TESTS_WITH"].contains(&t);
-        edges(&home).into_iter().filter(|e| e.0 == "patina" && evidenced(&e.1)).collect::<Vec<_>>()
-    };
+    let derived = |session: &str| trap_log_edges("eval/precision-traps-4", session);
     let bump = derived("20260302-064118.md");
     assert!(has(&bump, "patina", "USES", "USearch"), "`usearch = \"2.17.0\"`: {bump:?}");
     for repo in ["loro", "opencode"] {
@@ -1382,4 +1405,13 @@ fn dependency_lines_index_files_and_open_tasks_on_blind_logs() {
     assert!(!adapter.iter().any(|e| e.1 == "USES"), "`- [ ] Prototype …` is not done: {adapter:?}");
     let names = derived("20260325-081133.md");
     assert!(!names.iter().any(|e| e.2 == "codex-autorunner"), "a hypothetical registry entry: {names:?}");
+}
+
+/// The patina USES / LEARNS_FROM / TESTS_WITH edges of one blind trap log derived alone
+/// (with the model's exemplars when it is there).
+fn trap_log_edges(set: &str, session: &str) -> Vec<(String, String, String, f64)> {
+    let (home, files) = logs_home(&root().join(set), |name| name == session, util::model_dir().as_deref());
+    assert_eq!(files, 1);
+    let evidenced = |t: &str| ["USES", "LEARNS_FROM", "TESTS_WITH"].contains(&t);
+    edges(&home).into_iter().filter(|e| e.0 == "patina" && evidenced(&e.1)).collect()
 }

@@ -507,9 +507,17 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 && let Some(negation) = cues.negation_right_before(text, s_start, c.start)
             {
                 // "no turso crate in Cargo.lock": the thing the compound names is not there.
-                cue = Some((CueClass::Plain, format!("negated: \"{negation} {}\"", &text[c.start..c.end])));
+                // A dependency that is not there ("there is no opencode dependency") says
+                // the repo is not used, as "X is not used" does: an ending.
+                let absent = format!("{negation} {}", &text[c.start..c.end]);
+                let denied_use = negation.eq_ignore_ascii_case("no") && matches!(cue, Some((CueClass::Using, _)));
+                cue = Some(match denied_use {
+                    true => (CueClass::Ending, format!("{absent} {}", cue.as_ref().map_or("", |(_, noun)| noun))),
+                    false => (CueClass::Plain, format!("negated: \"{absent}\"")),
+                });
+                strong = denied_use;
                 bound = false;
-                voided = true;
+                voided = !denied_use;
             } else if !strong && !bound {
                 // A negated phrase in the mention's clause, and nothing stronger: the
                 // clause says it was not done.
@@ -1825,8 +1833,12 @@ mod tests {
         assert_eq!(cue(compared, "SDL").0, CueClass::Learning);
         // A quote is someone else's words.
         assert_eq!(cue("> dojo is built on top of SDL, using hooks", "SDL").0, CueClass::Plain);
-        // "no X crate": not there.
-        assert_eq!(cue("It does not: no duckdb crate in Cargo.lock", "duckdb").1, "negated: \"no duckdb\"");
+        // "no X crate": not there, so not used (an ending); "not the X pipeline" voids it.
+        assert_eq!(
+            cue("It does not: no duckdb crate in Cargo.lock", "duckdb"),
+            (CueClass::Ending, "no duckdb crate".into())
+        );
+        assert_eq!(cue("It was not the dagger pipeline that failed", "dagger").1, "negated: \"not dagger\"");
         assert_eq!(cue("Bumped the duckdb crate to 1.2", "duckdb").0, CueClass::Using);
         assert_eq!(cue("#232 asks whether patina uses duckdb under the hood", "duckdb").0, CueClass::Plain);
         assert_eq!(cue("The fixture script shelled out to the `duckdb` CLI", "duckdb").0, CueClass::Using);
