@@ -271,6 +271,9 @@ struct GappedPhrases {
 /// The most words a gapped phrase holds between its verb and its preposition.
 const MAX_GAP_WORDS: usize = 4;
 
+/// How far into a dependency line's value [`Cues::dependency_line`] looks for its end.
+const MAX_DEPENDENCY_VALUE: usize = 256;
+
 /// Marks of a run that passed or failed, in a results table's cell.
 const PASS_FAIL_MARKS: [char; 6] = ['\u{2705}', '\u{274c}', '\u{2713}', '\u{2717}', '\u{2714}', '\u{2718}'];
 
@@ -624,13 +627,18 @@ impl Cues {
                     && ["version", "path", "git"].iter().any(|k| value[1..].trim_start().starts_with(k))
             }
         };
-        // Up to the value's closing quote or brace (the whole clause when it has none).
-        let close = match value.strip_prefix('"') {
+        if !version {
+            return None;
+        }
+        // Up to the value's closing quote or brace, looked for in a bounded window (a
+        // mention per `x = {` on a huge line stays O(1)); the window when there is none.
+        let window = &value[..value.floor_char_boundary(MAX_DEPENDENCY_VALUE.min(value.len()))];
+        let close = match window.strip_prefix('"') {
             Some(v) => v.find('"').map(|i| i + 2),
-            None => value.find('}').map(|i| i + 1),
+            None => window.find('}').map(|i| i + 1),
         };
-        let len = rest.len() - value.len() + close.unwrap_or(value.len());
-        version.then(|| &text[end..end + len])
+        let len = rest.len() - value.len() + close.unwrap_or(window.len());
+        Some(&text[end..end + len])
     }
 
     /// The first counted result of class `class` in `sentence`: a number (digits, commas

@@ -1955,7 +1955,9 @@ mod tests {
             let path = "SDL/dust/repos/dojo/";
             // Inline lists, failure subjects and owner/name references, many per line.
             let lists = "Tested repos: duckdb, dagger failed on x, [[o/dojo]] ";
-            format!("- {}\n{}\n- {}\n", words.repeat(n), path.repeat(n), lists.repeat(n))
+            // Dependency lines that never close, index files, a verb of study.
+            let manifest = "dojo = { version duckdb.db read the SDL ";
+            format!("- {}\n{}\n- {}\n- {}\n", words.repeat(n), path.repeat(n), lists.repeat(n), manifest.repeat(n))
         };
         let found = extract(&text(10), &matcher, &cues, Some("patina"));
         assert_eq!(found.iter().filter(|m| m.line == 1).count(), 40);
