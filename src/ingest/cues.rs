@@ -807,12 +807,7 @@ impl Cues {
     /// "went through" in "went through dojo's"), as written, within `[from, start)`.
     pub fn taking_before<'t>(&self, text: &'t str, from: usize, start: usize) -> Option<&'t str> {
         let before = text[from..start].strip_suffix(' ')?;
-        let bytes = before.as_bytes();
-        self.taking_verbs.iter().find_map(|verb| {
-            let at = before.len().checked_sub(verb.len())?;
-            let written = before.get(at..)?;
-            (written.eq_ignore_ascii_case(verb) && is_word_boundary(bytes, at, before.len())).then_some(written)
-        })
+        word_at_end(before, &self.taking_verbs).map(|at| &before[at..])
     }
 
     /// The verb of study right before the mention at `start`, an article at most between
@@ -828,13 +823,7 @@ impl Cues {
                 (written.as_bytes()[0] == b' ' && written[1..].eq_ignore_ascii_case(article)).then_some(at)
             })
             .unwrap_or(before.len());
-        let verbs = &before[..verb_end];
-        self.study_verbs.iter().find_map(|verb| {
-            let at = verbs.len().checked_sub(verb.len())?;
-            let written = verbs.get(at..)?;
-            (written.eq_ignore_ascii_case(verb) && is_word_boundary(verbs.as_bytes(), at, verbs.len()))
-                .then(|| &before[at..])
-        })
+        word_at_end(&before[..verb_end], &self.study_verbs).map(|at| &before[at..])
     }
 
     /// A negation right before the mention at `start` (within `[from, start)`), an article
@@ -887,22 +876,22 @@ impl Cues {
     /// in `rules/cues.toml`): a number in a result column, a number with a measurement
     /// unit ("11.2s", "3 ms", "13%"), or a change ("0 → 2,118").
     pub fn is_measurement(&self, header: &str, cell: &str) -> bool {
-        let header = header.to_lowercase();
-        let result_column = header
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .any(|w| self.result_columns.iter().any(|r| r == w))
-            // A metric at a cutoff: "R@10", "MRR@10", "Hit@5".
-            || header.split('@').skip(1).any(|after| after.starts_with(|c: char| c.is_ascii_digit()));
-        // A pass or fail mark under a result column: "| daydreams | … | ❌ see below |".
-        if result_column && cell.contains(PASS_FAIL_MARKS) {
-            return true;
-        }
-        if !cell.bytes().any(|b| b.is_ascii_digit()) {
+        let digits = cell.bytes().any(|b| b.is_ascii_digit());
+        // A pass or fail mark counts under a result column: "| daydreams | … | ❌ see below |".
+        if !digits && !cell.contains(PASS_FAIL_MARKS) {
             return false;
         }
+        // No allocation per cell: header words compared in place.
+        let result_column = header
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| !w.is_empty() && self.result_columns.iter().any(|r| r.eq_ignore_ascii_case(w)))
+            // A metric at a cutoff: "R@10", "MRR@10", "Hit@5".
+            || header.split('@').skip(1).any(|after| after.starts_with(|c: char| c.is_ascii_digit()));
         if result_column {
             return true;
+        }
+        if !digits {
+            return false;
         }
         if cell.contains('\u{2192}') || cell.contains("->") {
             return true;
@@ -1132,6 +1121,16 @@ pub fn builtin_retractions() -> Vec<String> {
     let raw: RawCues = toml::from_str(DEFAULT_CUES).expect("rules/cues.toml is valid (checked by a test)");
     let all = raw.ending.retractions.iter().chain(&raw.ending.short_retractions);
     all.map(|r| r.trim().to_lowercase()).filter(|r| !r.is_empty()).collect()
+}
+
+/// Where the first of `words` (lower-cased, longest first) that ends `text` as a whole
+/// word starts, compared case-insensitively.
+fn word_at_end(text: &str, words: &[String]) -> Option<usize> {
+    words.iter().find_map(|word| {
+        let at = text.len().checked_sub(word.len())?;
+        let written = text.get(at..)?;
+        (written.eq_ignore_ascii_case(word) && is_word_boundary(text.as_bytes(), at, text.len())).then_some(at)
+    })
 }
 
 /// Whether `bytes[start..end]` stands on word boundaries (no letter, digit or `_` just
