@@ -203,6 +203,16 @@ struct Validity {
 /// Rules whose evidence is what the logs say, and so can be ended by what they say later.
 const TEXT_RULES: [&str; 4] = ["testing-command", "testing-cues", "learning-cues", "using-cues"];
 
+/// Whether a strong unit of this evidence kind can start an edge of type `t` again after
+/// its ending: the kinds its text rule reads.
+fn restarts(t: u8, kind: u8) -> bool {
+    match t {
+        program::USES => kind == program::G_USING,
+        program::LEARNS_FROM => matches!(kind, program::G_LEARNING | program::G_BORROWING),
+        _ => false,
+    }
+}
+
 /// When the edge of `a → b` with these firings holds. A unit's place in time is
 /// (date, key): session keys are timestamps, so two sessions of one day keep their order.
 fn validity(facts: &Facts, params: &Params, a: u32, t: u8, b: u32, fired: &[Firing]) -> Validity {
@@ -237,12 +247,37 @@ fn validity(facts: &Facts, params: &Params, a: u32, t: u8, b: u32, fired: &[Firi
         .flatten()
         .any(|&g| facts.groups[g as usize].kind == program::G_IMPORT);
     let held = fired.iter().any(|f| !TEXT_RULES.contains(&f.rule.as_str()) && (f.rule != manifest || in_a_manifest));
+    // After an ending the edge starts again only on evidence that would derive it by
+    // itself: a strong cue ("re-added X", a pasted dependency line, "built on X"), or
+    // using cues in two sessions. One weak cue looks back at what was ended ("the turso
+    // backend" in a retro's table of removals, "last week's duckdb removal").
+    let strong_sessions: Vec<&str> = facts
+        .groups_by_pair
+        .get(&(a, b))
+        .into_iter()
+        .flatten()
+        .map(|&g| &facts.groups[g as usize])
+        .filter(|g| restarts(t, g.kind))
+        .flat_map(|g| g.units.iter().filter(|u| u.strong).map(|u| u.key.as_str()))
+        .collect();
     let newest_end = endings.last().map(at);
-    let ended = !held && newest_end.as_ref().is_some_and(|end| support.iter().all(|u| at(u) <= *end));
+    let restart: Vec<&UnitRef> = match &newest_end {
+        Some(end) => {
+            let after: Vec<&UnitRef> = support.iter().copied().filter(|u| at(u) > *end).collect();
+            let mut sessions: Vec<&str> = after.iter().map(|u| u.key.as_str()).collect();
+            sessions.sort_unstable();
+            sessions.dedup();
+            let enough = t == program::USES && sessions.len() as u32 >= program::MIN_CUE_SESSIONS;
+            after.into_iter().filter(|u| enough || strong_sessions.contains(&u.key.as_str())).collect()
+        }
+        None => Vec::new(),
+    };
+    let ended = !held && newest_end.is_some() && restart.is_empty();
     let dates = |units: &mut dyn Iterator<Item = &UnitRef>| units.filter_map(|u| u.date.clone()).min();
     let from = match (&newest_end, ended) {
-        // Started again after its last ending: the period starts at the first evidence after it.
-        (Some(end), false) => dates(&mut support.iter().copied().filter(|u| at(u) > *end)),
+        // Started again after its last ending: the period starts at the first strong
+        // evidence after it.
+        (Some(_), false) => dates(&mut restart.iter().copied()),
         _ => dates(&mut fired.iter().flat_map(|f| &f.units)),
     };
     let until = ended.then(|| endings.last().and_then(|u| u.date.clone()).unwrap_or_else(|| "undated".to_string()));

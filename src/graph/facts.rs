@@ -331,9 +331,7 @@ impl Builder {
                     CueClass::Learning => program::G_LEARNING,
                     CueClass::Using => program::G_USING,
                     CueClass::Plain => program::G_PLAIN,
-                    CueClass::Ending if params.contradiction_cues.contains(&cue.to_lowercase()) => {
-                        program::G_CONTRADICTION
-                    }
+                    CueClass::Ending if params.is_contradiction(cue) => program::G_CONTRADICTION,
                     CueClass::Ending => program::G_ENDING,
                 };
                 let strong = strong_cue || kind == program::G_COMMAND;

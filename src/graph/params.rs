@@ -59,6 +59,9 @@ pub struct Params {
     pub borrowing_cues: Vec<String>,
     /// Lower-cased ending cues that contradict a claim (they end LEARNS_FROM too).
     pub contradiction_cues: Vec<String>,
+    /// Lower-cased claims of where something came from (`[ending] denied_claims` in
+    /// rules/cues.toml): an ending cue that ends with one denies it ("not ported from").
+    pub denied_claims: Vec<String>,
     /// A domain on more nodes than this is broad: the domain rules ignore it.
     pub max_domain_members: usize,
     /// A hash of the parameters and rule program version (part of the graph's stamp).
@@ -66,7 +69,7 @@ pub struct Params {
 }
 
 /// Bump when the rule program changes meaning, so stored graphs are re-derived.
-const PROGRAM_VERSION: &str = "rules-v3";
+const PROGRAM_VERSION: &str = "rules-v4";
 
 impl Params {
     /// The built-in parameters.
@@ -78,7 +81,8 @@ impl Params {
         // A retraction withdraws the claim before it: a contradiction, listed once, in the
         // cue vocabulary.
         let retractions = crate::ingest::cues::builtin_retractions();
-        for r in &retractions {
+        let denied_claims = crate::ingest::cues::builtin_denied_claims();
+        for r in retractions.iter().chain(&denied_claims) {
             hasher.update(r.as_bytes());
         }
         Params {
@@ -92,9 +96,18 @@ impl Params {
                 .map(|d| d.trim().to_lowercase())
                 .chain(retractions)
                 .collect(),
+            denied_claims,
             max_domain_members: file.domains.max_members.max(2),
             fingerprint: *hasher.finalize().as_bytes(),
         }
+    }
+
+    /// Whether an ending cue contradicts a claim (and so ends LEARNS_FROM too): one of
+    /// `contradiction_cues`, or a denied claim ("not ported from", "didn't come from").
+    pub fn is_contradiction(&self, cue: &str) -> bool {
+        let cue = cue.trim().to_lowercase();
+        self.contradiction_cues.contains(&cue)
+            || self.denied_claims.iter().any(|claim| cue.strip_suffix(claim.as_str()).is_some_and(|n| n.ends_with(' ')))
     }
 
     /// Whether a strong learning cue says a pattern was taken from the repo: one of

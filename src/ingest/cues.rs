@@ -75,6 +75,8 @@ struct RawLeadIn {
     #[serde(default)]
     repo_columns: Vec<String>,
     #[serde(default)]
+    option_columns: Vec<String>,
+    #[serde(default)]
     result_columns: Vec<String>,
     #[serde(default)]
     item_columns: Vec<String>,
@@ -99,6 +101,10 @@ struct RawEnding {
     short_retractions: Vec<String>,
     #[serde(default)]
     lead_ins: Vec<String>,
+    #[serde(default)]
+    denied_claims: Vec<String>,
+    #[serde(default)]
+    near_misses: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -196,6 +202,12 @@ pub struct Cues {
     /// Those of `ending_retractions` that retract only when punctuation follows ("It
     /// wasn't -", not "It wasn't clear why").
     short_retractions: Vec<String>,
+    /// Claims of where something came from that, negated right before the repo, contradict
+    /// the claim ("was not ported from X"), lower-cased, longest first.
+    pub ending_denied_claims: Vec<String>,
+    /// Words that, right before a removal phrase, say it nearly happened ("almost
+    /// removed"), lower-cased, longest first.
+    pub ending_near_misses: Vec<String>,
     /// Void phrases (`[hedge]`: hedges, other parties, rejections), with what each says.
     hedges: AhoCorasick,
     hedge_kinds: Vec<Void>,
@@ -228,6 +240,8 @@ pub struct Cues {
     pub repo_words: Vec<String>,
     /// Lower-cased header cells of a table's repo column (`repo_columns` in `[lead_in]`).
     pub repo_columns: Vec<String>,
+    /// Lower-cased header cells of a column of the project's options (`option_columns`).
+    pub option_columns: Vec<String>,
     /// Lower-cased header words of a results table's measurement columns, and the units
     /// that make a number a measurement (`result_columns`, `measurement_units`).
     pub result_columns: Vec<String>,
@@ -327,6 +341,7 @@ impl Cues {
             merged.lead_in.learning.extend(raw.lead_in.learning);
             merged.lead_in.using.extend(raw.lead_in.using);
             merged.lead_in.repo_columns.extend(raw.lead_in.repo_columns);
+            merged.lead_in.option_columns.extend(raw.lead_in.option_columns);
             merged.lead_in.result_columns.extend(raw.lead_in.result_columns);
             merged.lead_in.item_columns.extend(raw.lead_in.item_columns);
             merged.lead_in.measurement_units.extend(raw.lead_in.measurement_units);
@@ -337,6 +352,8 @@ impl Cues {
             merged.ending.retractions.extend(raw.ending.retractions);
             merged.ending.short_retractions.extend(raw.ending.short_retractions);
             merged.ending.lead_ins.extend(raw.ending.lead_ins);
+            merged.ending.denied_claims.extend(raw.ending.denied_claims);
+            merged.ending.near_misses.extend(raw.ending.near_misses);
             merged.hedge.phrases.extend(raw.hedge.phrases);
             merged.hedge.lead_ins.extend(raw.hedge.lead_ins);
             merged.hedge.other_parties.extend(raw.hedge.other_parties);
@@ -503,6 +520,8 @@ impl Cues {
                 merged.ending.retractions.iter().chain(&merged.ending.short_retractions).cloned().collect(),
             ),
             short_retractions: lower(merged.ending.short_retractions),
+            ending_denied_claims: longest_first(merged.ending.denied_claims),
+            ending_near_misses: longest_first(merged.ending.near_misses),
             hedges,
             hedge_kinds,
             ending_lead_ins: lower(merged.ending.lead_ins),
@@ -519,6 +538,7 @@ impl Cues {
             result_units,
             repo_words: lower(merged.context.repo_words),
             repo_columns: lower(merged.lead_in.repo_columns),
+            option_columns: lower(merged.lead_in.option_columns),
             result_columns: lower(merged.lead_in.result_columns),
             item_columns: lower(merged.lead_in.item_columns),
             measurement_units: lower(merged.lead_in.measurement_units),
@@ -826,6 +846,11 @@ impl Cues {
         word_at_end(&before[..verb_end], &self.study_verbs).map(|at| &before[at..])
     }
 
+    /// Whether `word` (lower-cased) is a negation word (`[negation] words`).
+    pub fn is_negator(&self, word: &str) -> bool {
+        self.negators.iter().any(|n| n == word)
+    }
+
     /// A negation right before the mention at `start` (within `[from, start)`), an article
     /// at most between: "no turso crate", "not the Dagger pipeline". Not "not only".
     pub fn negation_right_before<'t>(&self, text: &'t str, from: usize, start: usize) -> Option<&'t str> {
@@ -1121,6 +1146,13 @@ pub fn builtin_retractions() -> Vec<String> {
     let raw: RawCues = toml::from_str(DEFAULT_CUES).expect("rules/cues.toml is valid (checked by a test)");
     let all = raw.ending.retractions.iter().chain(&raw.ending.short_retractions);
     all.map(|r| r.trim().to_lowercase()).filter(|r| !r.is_empty()).collect()
+}
+
+/// The built-in denied claims (`[ending] denied_claims` in `rules/cues.toml`), lower-cased:
+/// an ending cue that ends with one ("not ported from") is a contradiction.
+pub fn builtin_denied_claims() -> Vec<String> {
+    let raw: RawCues = toml::from_str(DEFAULT_CUES).expect("rules/cues.toml is valid (checked by a test)");
+    raw.ending.denied_claims.iter().map(|r| r.trim().to_lowercase()).filter(|r| !r.is_empty()).collect()
 }
 
 /// Where the first of `words` (lower-cased, longest first) that ends `text` as a whole

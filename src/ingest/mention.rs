@@ -418,13 +418,29 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 retracted = true;
             } else if (!strong || bound)
                 && !owned
-                && let Some(ending) = lead_in.as_ref().and_then(|l| l.ending.clone())
+                && let Some(ending) = lead_in.as_ref().and_then(|l| l.ending.clone()).or_else(|| {
+                    let row = results_row.as_ref()?;
+                    let name = row.column(c.start)?;
+                    // "| removed | when | why |" then "| turso backend | 05-12 | … |".
+                    let word = cues.ending_lead_in(name)?;
+                    Some(format!("{word} (column \"{name}\", line {})", row.header_line + 1))
+                })
             {
                 // "### Removed" then "- The optional DuckDB scrape backend": a removal.
                 cue = Some((CueClass::Ending, ending));
                 strong = true;
                 bound = false;
                 inherited = true;
+            } else if !strong
+                && let Some((row, name)) =
+                    results_row.as_ref().and_then(|row| row.column(c.start).map(|name| (row, name)))
+                && cues.option_columns.contains(&name.trim_matches(['*', '_', '`']).to_lowercase())
+            {
+                // "| backend | build | p50 |" then "| usearch (HNSW) | 47.1s | 0.9 ms |": the
+                // project's options compared, what it builds on, not test subjects.
+                cue = Some((CueClass::Using, format!("{name} (column \"{name}\", line {})", row.header_line + 1)));
+                bound = false;
+                cue_at = c.start;
             } else if !strong && let Some(lead) = lead_in.as_ref().and_then(|l| l.cue.clone()) {
                 cue = Some(lead);
                 strong = true;
@@ -809,7 +825,8 @@ fn find_lead_in(
 }
 
 /// A table row read against its table's header, once per row: which of its cells sit
-/// in a repo column (`repo_columns` in `[lead_in]`) and which measure a run. A markdown
+/// in a repo column (`repo_columns` in `[lead_in]`) and which measure a run, and what
+/// each column is (a column of removals or of the project's options says what its rows are). A markdown
 /// table (`| Repo | Time |`) or a table of columns aligned by spaces in pasted output
 /// (`repo   MRR@10   p50 ms`, in a fenced code block).
 struct ResultsRow {
@@ -818,6 +835,9 @@ struct ResultsRow {
     /// The header cell of each column, trimmed.
     header: Vec<String>,
     header_line: usize,
+    /// Whether the header names a repo column and no column of items
+    /// ([`is_results_header`]): only then does a row say it measured a run.
+    results: bool,
     /// Whether each cell of the row is a measurement of a run ("11.2s", "0 → 2,118", "13%",
     /// a number under "Recall"; `Cues::is_measurement`), and how many are.
     measured: Vec<bool>,
@@ -846,18 +866,20 @@ impl ResultsRow {
             line.trim().trim_start_matches('|').trim_end_matches('|').split('|').map(|c| c.trim().to_string()).collect()
         };
         let header = cells(line_text(header_line));
-        if !is_results_header(&header, cues) {
-            return None;
-        }
+        let results = is_results_header(&header, cues);
         let row = line_text(line_idx);
-        let measured: Vec<bool> = cells(row)
-            .iter()
-            .enumerate()
-            .map(|(i, cell)| cues.is_measurement(header.get(i).map_or("", String::as_str), cell))
-            .collect();
+        // Only a results table's cells are read as measurements.
+        let measured: Vec<bool> = match results {
+            true => cells(row)
+                .iter()
+                .enumerate()
+                .map(|(i, cell)| cues.is_measurement(header.get(i).map_or("", String::as_str), cell))
+                .collect(),
+            false => Vec::new(),
+        };
         let measurements = measured.iter().filter(|m| **m).count();
         let starts = memchr::memchr_iter(b'|', row.as_bytes()).map(|i| lines[line_idx].0 + i + 1).collect();
-        Some(ResultsRow { starts, header, header_line, measured, measurements })
+        Some(ResultsRow { starts, header, header_line, results, measured, measurements })
     }
 
     /// The row `line_idx` of a table of aligned columns in a fenced code block: its header
@@ -900,12 +922,21 @@ impl ResultsRow {
             cells.iter().zip(&header).map(|((_, cell), name)| cues.is_measurement(name, cell)).collect();
         let measurements = measured.iter().filter(|m| **m).count();
         let starts = cells.iter().map(|(at, _)| lines[line_idx].0 + at).collect();
-        Some(ResultsRow { starts, header, header_line, measured, measurements })
+        Some(ResultsRow { starts, header, header_line, results: true, measured, measurements })
+    }
+
+    /// The header cell of the column the byte `start` of this row is in.
+    fn column(&self, start: usize) -> Option<&str> {
+        let column = self.starts.partition_point(|&s| s <= start).checked_sub(1)?;
+        self.header.get(column).map(String::as_str)
     }
 
     /// The results cue of a mention at `start` in this row: it is in a repo column and
     /// another cell holds a measurement.
     fn cue(&self, start: usize, cues: &Cues) -> Option<String> {
+        if !self.results {
+            return None;
+        }
         let column = self.starts.partition_point(|&s| s <= start).checked_sub(1)?;
         let name = self.header.get(column)?;
         // Another cell than the mention's: O(1), however many mentions the row holds.
@@ -1030,9 +1061,23 @@ fn ending_cue(text: &str, s_start: usize, s_end: usize, start: usize, end: usize
         let head = before_words[..n].join(" ");
         for phrase in &cues.ending_before {
             if head == *phrase || head.ends_with(&format!(" {phrase}")) {
+                // "We almost removed the gemini-cli adapter, but kept it": not removed.
+                let rest = head[..head.len() - phrase.len()].trim_end();
+                let rest_words: Vec<&str> = rest.split(' ').collect();
+                let near = (1..=2).any(|skip| {
+                    let upto = rest_words.len().saturating_sub(skip - 1);
+                    let before = rest_words[..upto].join(" ");
+                    cues.ending_near_misses.iter().any(|m| before == *m || before.ends_with(&format!(" {m}")))
+                });
+                if near {
+                    return None;
+                }
                 return Some(phrase.clone());
             }
         }
+    }
+    if let Some(denied) = denied_claim(&before_words, cues) {
+        return Some(denied);
     }
     let mut k = 0;
     while k < after_words.len() && (is_filler(&after_words[k]) || is_object(&after_words[k])) && k < 3 {
@@ -1045,6 +1090,29 @@ fn ending_cue(text: &str, s_start: usize, s_end: usize, start: usize, end: usize
         }
     }
     None
+}
+
+/// A claim of where something came from, negated, right before the repo (only filler
+/// words between): "was **not** ported from openai/codex", "did not come from LiveStore",
+/// "wasn't really inspired by X". A contradiction of the claim, whatever follows; its cue
+/// is the negation and the phrase ("not ported from").
+fn denied_claim(before_words: &[String], cues: &Cues) -> Option<String> {
+    let is_filler = |w: &str| cues.ending_filler.iter().any(|f| f == w);
+    let mut n = before_words.len();
+    while n > 0 && is_filler(&before_words[n - 1]) {
+        n -= 1;
+    }
+    let head = &before_words[..n];
+    cues.ending_denied_claims.iter().find_map(|phrase| {
+        let len = phrase.split(' ').count();
+        let at = head.len().checked_sub(len)?;
+        if head[at..].join(" ") != *phrase {
+            return None;
+        }
+        // The negation right before the phrase, or one adverb between ("not really").
+        let negation = (at.saturating_sub(2)..at).rev().find(|&i| cues.is_negator(&head[i]))?;
+        Some(format!("{} {phrase}", head[negation]))
+    })
 }
 
 fn capitalised_words(text: &str) -> bool {
@@ -1649,6 +1717,58 @@ mod tests {
     }
 
     #[test]
+    fn a_denied_claim_contradicts_and_a_near_miss_ends_nothing() {
+        let ending = |text: &str| -> Vec<(String, String)> {
+            check(text)
+                .into_iter()
+                .filter(|(_, class, _)| *class == CueClass::Ending)
+                .map(|(id, _, cue)| (id, cue))
+                .collect()
+        };
+        // A claim of where a design came from, negated right before the repo.
+        assert_eq!(
+            ending("The sandbox was **not** ported from openai/codex. The kernel docs were."),
+            vec![("codex".into(), "not ported from".into())]
+        );
+        assert_eq!(
+            ending("The eventlog design did not come from dojo."),
+            vec![("dojo".into(), "not come from".into())]
+        );
+        assert_eq!(
+            ending("It wasn't really inspired by dojo at all"),
+            vec![("dojo".into(), "wasn't inspired by".into())]
+        );
+        // Not negated, or the negation too far away: a claim, no ending.
+        assert!(ending("The sandbox was ported from openai/codex").is_empty());
+        assert!(ending("Not what I expected, but the design came from dojo").is_empty());
+        // A removal that nearly happened is none.
+        assert!(ending("We almost removed the dagger adapter, but kept it").is_empty());
+        assert!(ending("We came close to dropping duckdb for good").is_empty());
+        assert_eq!(ending("We removed the dagger adapter"), vec![("dagger".into(), "removed".into())]);
+    }
+
+    #[test]
+    fn a_table_column_says_what_its_rows_are() {
+        // A column of the project's options: what it builds on, not a test subject,
+        // whatever the heading above says.
+        let options = "Benchmark on our own index:\n\n| backend | build | p50 |\n|---|---|---|\n\
+                       | duckdb (HNSW) | 47.1s | 0.9 ms |\n";
+        assert_eq!(
+            check(options),
+            vec![("duckdb".into(), CueClass::Using, "backend (column \"backend\", line 3)".into())]
+        );
+        // A column of removals: each row's repo is an ending.
+        let removed = "| removed | when | why |\n|---|---|---|\n| dagger pipeline | 05-11 | same day revert |\n";
+        assert_eq!(
+            check(removed),
+            vec![("dagger".into(), CueClass::Ending, "removed (column \"removed\", line 1)".into())]
+        );
+        // A repo column with measurements is still a run.
+        let runs = "| repo | time |\n|---|---|\n| dojo | 11.2s |\n";
+        assert_eq!(check(runs)[0].1, CueClass::Testing);
+    }
+
+    #[test]
     fn a_plan_or_a_hypothesis_evidences_nothing() {
         let cue = cue_of;
         let (class, why) = cue("- Turso might be worth benchmarking someday, dojo too", "dojo");
@@ -1684,6 +1804,10 @@ mod tests {
         assert_eq!(classes("not only tested on dojo"), vec![CueClass::Testing]);
         assert_eq!(classes("it didn't crash on dojo"), vec![CueClass::Testing]);
         assert_eq!(classes("no panics on SDL"), vec![CueClass::Testing]);
+        assert_eq!(classes("Metadata only: nothing was scraped from dojo"), vec![CueClass::Plain]);
+        // Lined up, not run; a name that only collides.
+        assert_eq!(classes("Queued SDL as the C fixture for the next sweep"), vec![CueClass::Plain]);
+        assert_eq!(classes("A directory named game-engine; nothing to do with our fixture"), vec![CueClass::Plain]);
     }
 
     #[test]
