@@ -1296,6 +1296,7 @@ fn precision_traps_table() {
         ("eval/precision-traps-5", true),
         ("eval/precision-traps-6", false),
         ("eval/precision-traps-7", true),
+        ("eval/precision-traps-8", false),
     ];
     for (set, held_out) in sets {
         let (row, misses, sessions) = precision_trap_scores(&root().join(set), model.as_deref());

@@ -304,8 +304,8 @@ pub struct CueHit {
     pub class: CueClass,
     /// A strong cue (from `phrases`) rather than a weak one (`weak_phrases`).
     pub strong: bool,
-    /// The phrase ends in a preposition ("tested on", "pattern from", "inspired by"): it
-    /// is about what follows it, never about a mention before it.
+    /// The phrase ends in a preposition ("tested on", "pattern from", "inspired by") or an
+    /// article ("uses the"): it is about what follows it, never about a mention before it.
     pub points_forward: bool,
 }
 
@@ -401,7 +401,10 @@ impl Cues {
         let forward = phrases
             .iter()
             .map(|p| {
-                p.split_whitespace().count() > 1 && p.rsplit(' ').next().is_some_and(|w| PREPOSITIONS.contains(&w))
+                // An article too: "X uses the model name" is X's use of something, not
+                // the project's use of X ("uses the", "using the" point forward).
+                let last = p.rsplit(' ').next();
+                p.split_whitespace().count() > 1 && last.is_some_and(|w| PREPOSITIONS.contains(&w) || w == "the")
             })
             .collect();
         let mut lead_in_phrases: Vec<String> = Vec::new();

@@ -205,6 +205,9 @@ struct LeadIn {
     /// The lead-in heads a list of removals (a changelog's "### Removed"): the ending cue
     /// of its items, with its words and line.
     ending: Option<String>,
+    /// The nodes the lead-in names itself (at most a few, in order): a learning lead-in
+    /// that names its source ("Idea taken from turso:") is about that source only.
+    names: Vec<usize>,
 }
 
 const MAX_SENTENCE: usize = 400;
@@ -441,7 +444,16 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 cue = Some((CueClass::Using, format!("{name} (column \"{name}\", line {})", row.header_line + 1)));
                 bound = false;
                 cue_at = c.start;
-            } else if !strong && let Some(lead) = lead_in.as_ref().and_then(|l| l.cue.clone()) {
+            } else if !strong
+                && let Some(lead) = lead_in.as_ref().and_then(|l| {
+                    // "Idea taken from turso (applies to our usearch setup):" learns from
+                    // turso; an item naming usearch takes nothing from it.
+                    let other_source = l.cue.as_ref().is_some_and(|(class, _)| *class == CueClass::Learning)
+                        && !l.names.is_empty()
+                        && !l.names.contains(&c.node);
+                    l.cue.clone().filter(|_| !other_source)
+                })
+            {
                 cue = Some(lead);
                 strong = true;
                 bound = false;
@@ -467,6 +479,29 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 // weak testing word with the run's counted result is a test run.
                 cue = Some((*class, format!("{words} (with a counted result: \"{result}\")")));
                 strong = true;
+            }
+            if cue.is_none()
+                && let Some(head_end) = item_head_end(text, line_start, line_stop, c.start, c.end)
+                && let Some(hit) = {
+                    // The item's first strong cue (of its first few), in a sentence that
+                    // names no other node and holds no hedge: binary searches, bounded.
+                    let first = cue_hits.strong.partition_point(|h| h.start < head_end);
+                    cue_hits.strong[first..].iter().take_while(|h| h.end <= line_stop).take(MAX_ITEM_CUES).find(|h| {
+                        let (from, to) = sentence_bounds(&breaks, line_start, line_stop, h.start, h.end);
+                        let o = line.partition_point(|o| o.start < from);
+                        let names_other =
+                            line[o..].iter().take_while(|o| o.start < to).take(MAX_ITEM_CUES).any(|o| o.node != c.node);
+                        let v = hedges.partition_point(|v| v.0 < from);
+                        h.class != CueClass::Plain && !names_other && hedges.get(v).is_none_or(|v| v.1 > to)
+                    })
+                }
+            {
+                // "- **livestore** (livestorejs/livestore): the event log is the source of
+                // truth … Read the materializer docs in the repo.": the item is about its
+                // head, and its sentences' cues are the head's.
+                cue = Some((hit.class, format!("{} (in the item it heads)", &text[hit.start..hit.end])));
+                strong = true;
+                inherited = true;
             }
             // "Queried `opencode.db` from the March eval: 28,940 symbols": the index of an
             // earlier run, read again; nothing ran on the repo here.
@@ -715,6 +750,9 @@ fn starts_an_item(text: &str, colon: usize, start: usize) -> bool {
     words.len() - last_and.map_or(0, |i| i + 1) <= 2
 }
 
+/// How many of a lead-in's own mentions are read.
+const MAX_LEAD_IN_NAMES: usize = 8;
+
 /// How far above an item its lead-in may be (a long list is still one block).
 const MAX_BLOCK_LINES: usize = 200;
 
@@ -821,7 +859,17 @@ fn find_lead_in(
         .map(|(words, void)| format!("{} \"{words}\" (lead-in \"{label}\", line {})", void.verb(), lead + 1));
     let ending =
         cues.ending_lead_in(lead_text).map(|words| format!("{words} (lead-in \"{label}\", line {})", lead + 1));
-    Some(LeadIn { label, cue, plan, ending })
+    // The nodes it names, not its own ("applies to our usearch setup" is the project's).
+    let mut names: Vec<usize> = Vec::new();
+    for m in matcher.automaton.find_iter(lead_text).take(MAX_LEAD_IN_NAMES) {
+        let node = matcher.terms[m.pattern().as_usize()].node;
+        let own = cues.owner_before(text, lines[lead].0, lines[lead].0 + m.start(), skip_node).is_some();
+        if !own && !names.contains(&node) && skip_node.is_none_or(|skip| !matcher.ids[node].eq_ignore_ascii_case(skip))
+        {
+            names.push(node);
+        }
+    }
+    Some(LeadIn { label, cue, plan, ending, names })
 }
 
 /// A table row read against its table's header, once per row: which of its cells sit
@@ -1106,7 +1154,7 @@ fn denied_claim(before_words: &[String], cues: &Cues) -> Option<String> {
     cues.ending_denied_claims.iter().find_map(|phrase| {
         let len = phrase.split(' ').count();
         let at = head.len().checked_sub(len)?;
-        if head[at..].join(" ") != *phrase {
+        if !head[at..].iter().map(String::as_str).eq(phrase.split(' ')) {
             return None;
         }
         // The negation right before the phrase, or one adverb between ("not really").
@@ -1114,6 +1162,50 @@ fn denied_claim(before_words: &[String], cues: &Cues) -> Option<String> {
         Some(format!("{} {phrase}", head[negation]))
     })
 }
+
+/// Where the head of a list item ends, when the mention at `[start, end)` is that head:
+/// the item's first word (after its marker and emphasis), then at most a short
+/// parenthesis or path before a colon ("- **livestore** (livestorejs/livestore): …",
+/// "1. dojo, `crates/sozo/`: …"). The byte after the colon. Bounded: the colon is looked
+/// for in [`MAX_ITEM_HEAD`] bytes.
+fn item_head_end(text: &str, line_start: usize, line_stop: usize, start: usize, end: usize) -> Option<usize> {
+    let prefix = text[line_start..start].trim_start();
+    let prefix = match prefix.strip_prefix(['-', '*', '+']) {
+        Some(rest) => rest,
+        None => prefix.trim_start_matches(|c: char| c.is_ascii_digit()).strip_prefix(['.', ')'])?,
+    };
+    if !prefix.starts_with(' ') || !prefix.trim_matches([' ', '*', '_', '`']).is_empty() {
+        return None;
+    }
+    let window = &text[end..text.floor_char_boundary((end + MAX_ITEM_HEAD).min(line_stop))];
+    let colon = window.find(':')?;
+    if window[colon..].starts_with("://") {
+        return None;
+    }
+    // A head, not a sentence: "dojo: …", "**dojo** (dojoengine/dojo), `crates/sozo/`: …",
+    // "SDL fixture: …", not "Dojo is the interesting one: …". Parentheses and code spans
+    // are dropped; one more word at most may stand.
+    let mut words = 0;
+    let mut depth = 0u32;
+    let mut code = false;
+    for part in window[..colon].split_inclusive([' ', '(', ')', '`']) {
+        let word = part.trim_end_matches([' ', '(', ')', '`']);
+        let countable = depth == 0 && !code && !word.trim_matches(['*', '_', ',']).is_empty();
+        words += usize::from(countable);
+        match part.chars().last() {
+            Some('(') => depth += 1,
+            Some(')') => depth = depth.saturating_sub(1),
+            Some('`') => code = !code,
+            _ => {}
+        }
+    }
+    (words <= 1).then_some(end + colon + 1)
+}
+
+/// How far after an item's head mention its colon may stand.
+const MAX_ITEM_HEAD: usize = 80;
+/// How many cues of an item (and mentions of one of its sentences) are read for its head.
+const MAX_ITEM_CUES: usize = 8;
 
 fn capitalised_words(text: &str) -> bool {
     text.split(' ').filter(|w| !w.is_empty()).all(|w| w.chars().next().is_some_and(char::is_uppercase))
@@ -1748,6 +1840,38 @@ mod tests {
     }
 
     #[test]
+    fn an_item_about_a_repo_takes_the_cues_of_its_sentences() {
+        // The item's head is its subject: a later sentence of the item says what was done.
+        let item = "- **dojo** (dojoengine/dojo), `crates/sozo/`: sozo diffs the manifest. \
+                    Read the migrate code in the repo closely.";
+        let found = check(item);
+        assert_eq!(found[0].0, "dojo");
+        assert_eq!(found[0].1, CueClass::Learning, "{found:?}");
+        assert!(found[0].2.ends_with("(in the item it heads)"), "{found:?}");
+        // Not a sentence that merely opens with the repo, nor a cue about another repo.
+        assert_eq!(
+            check("- Dojo is the interesting one: slow on Cairo. Read the macros in the repo closely.")[0].1,
+            CueClass::Plain
+        );
+        let other = check("- dojo: the Cairo side is slow. Studied SDL's macros closely.");
+        assert_eq!(other.iter().find(|m| m.0 == "dojo").unwrap().1, CueClass::Plain, "{other:?}");
+        // "X uses the Y" is X's use of something, not the project's use of X.
+        assert_eq!(check("The dojo query uses the model name")[0].1, CueClass::Plain);
+        assert_eq!(check("The importer uses the dojo manifest")[0].1, CueClass::Using);
+    }
+
+    #[test]
+    fn a_learning_lead_in_naming_its_source_is_about_that_source() {
+        let list = "**Idea taken from SDL (applies to our duckdb setup):**\n\
+                    - Write a generation counter into the duckdb file\n\
+                    - Rebuild like SDL does when they disagree\n";
+        let found = check(list);
+        let of = |id: &str| found.iter().filter(|m| m.0 == id).map(|m| m.1).collect::<Vec<_>>();
+        assert_eq!(of("duckdb")[1], CueClass::Plain, "{found:?}");
+        assert!(of("SDL").iter().all(|c| *c == CueClass::Learning), "{found:?}");
+    }
+
+    #[test]
     fn a_table_column_says_what_its_rows_are() {
         // A column of the project's options: what it builds on, not a test subject,
         // whatever the heading above says.
@@ -2081,7 +2205,16 @@ mod tests {
             let lists = "Tested repos: duckdb, dagger failed on x, [[o/dojo]] ";
             // Dependency lines that never close, index files, a verb of study.
             let manifest = "dojo = { version duckdb.db read the SDL ";
-            format!("- {}\n{}\n- {}\n- {}\n", words.repeat(n), path.repeat(n), lists.repeat(n), manifest.repeat(n))
+            // An item about dojo whose sentences hold many cues and mentions.
+            let item = "Read the code in the repo. dojo and dojo tested. ";
+            format!(
+                "- {}\n{}\n- {}\n- {}\n- dojo: slow. {}\n",
+                words.repeat(n),
+                path.repeat(n),
+                lists.repeat(n),
+                manifest.repeat(n),
+                item.repeat(n)
+            )
         };
         let found = extract(&text(10), &matcher, &cues, Some("patina"));
         assert_eq!(found.iter().filter(|m| m.line == 1).count(), 40);
