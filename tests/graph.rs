@@ -1281,7 +1281,13 @@ struct WholeSetLabel {
 /// logs' own later style: multi-topic summaries, repos both tested and studied, index data
 /// read again, dependency churn) had its figures taken before any choice, then became a
 /// fit set; `eval/precision-traps-5` (stop 37, a fifth author, the same brief) is held
-/// out. `cargo test --test graph precision_traps -- --nocapture` prints the table.
+/// out. `eval/precision-traps-6` (stop 38, the lifecycle of relations: added, removed,
+/// restored, credits corrected later) had its figures taken before any choice, then
+/// became a fit set; `eval/precision-traps-7` (stop 38, the same brief) is held out;
+/// `eval/precision-traps-8` (stop 38, one repo in different roles) had its figures taken
+/// before any choice, then became a fit set. Sets 6 on also carry whole-set labels (what
+/// holds after the last log, what a later log ended). `cargo test --test graph
+/// precision_traps -- --nocapture` prints the tables.
 #[test]
 fn precision_traps_table() {
     let model = util::model_dir();

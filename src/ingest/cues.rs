@@ -60,6 +60,8 @@ struct RawClass {
     #[serde(default)]
     study_prepositions: Vec<String>,
     #[serde(default)]
+    acquire_verbs: Vec<String>,
+    #[serde(default)]
     result_units: Vec<String>,
 }
 
@@ -227,6 +229,9 @@ pub struct Cues {
     /// repo itself, an article at most between, they study it ("Read the Gas Town design
     /// end to end", "reading gastown end to end").
     study_verbs: Vec<String>,
+    /// Lower-cased verbs of fetching a repo (`acquire_verbs`), longest first: "Cloned X
+    /// and read …" studies X.
+    acquire_verbs: Vec<String>,
     /// Lower-cased head nouns that, right after a mention, say what it is to the project
     /// ("the DuckDB crate": using), with their class (`compounds` in `rules/cues.toml`).
     pub compounds: Vec<(String, CueClass)>,
@@ -335,6 +340,7 @@ impl Cues {
                 into.gapped_prepositions.extend(from.gapped_prepositions);
                 into.study_verbs.extend(from.study_verbs);
                 into.study_prepositions.extend(from.study_prepositions);
+                into.acquire_verbs.extend(from.acquire_verbs);
                 into.result_units.extend(from.result_units);
             }
             merged.lead_in.testing.extend(raw.lead_in.testing);
@@ -536,6 +542,7 @@ impl Cues {
                 merged.learning.gapped_verbs.iter().chain(&merged.learning.study_verbs).cloned().collect(),
             ),
             study_verbs: longest_first(merged.learning.study_verbs.clone()),
+            acquire_verbs: longest_first(merged.learning.acquire_verbs.clone()),
             compounds,
             owners,
             result_units,
@@ -849,6 +856,29 @@ impl Cues {
         word_at_end(&before[..verb_end], &self.study_verbs).map(|at| &before[at..])
     }
 
+    /// A repo fetched, then read: a verb of fetching right before the mention at `[start,
+    /// end)` (within `[from, start)`), then "and" and a verb of study right after it, before
+    /// `to`: "Cloned sst/opencode and read the session path end to end". Its words ("Cloned …
+    /// and read"). Bounded: the study verb is looked for in a few bytes after the mention.
+    pub fn acquired_then_studied(
+        &self,
+        text: &str,
+        from: usize,
+        start: usize,
+        end: usize,
+        to: usize,
+    ) -> Option<String> {
+        let before = text[from..start].strip_suffix(' ')?;
+        let at = word_at_end(before, &self.acquire_verbs)?;
+        let after = &text[end..text.floor_char_boundary(to.min(end + MAX_STUDIED_AFTER))];
+        let rest = after.strip_prefix(" and ")?;
+        let verb = self.study_verbs.iter().find(|verb| {
+            rest.get(..verb.len()).is_some_and(|w| w.eq_ignore_ascii_case(verb))
+                && rest[verb.len()..].chars().next().is_none_or(|c| !c.is_alphanumeric())
+        })?;
+        Some(format!("{} … and {}", &before[at..], &rest[..verb.len()]))
+    }
+
     /// Whether `word` (lower-cased) is a negation word (`[negation] words`).
     pub fn is_negator(&self, word: &str) -> bool {
         self.negators.iter().any(|n| n == word)
@@ -1157,6 +1187,9 @@ pub fn builtin_denied_claims() -> Vec<String> {
     let raw: RawCues = toml::from_str(DEFAULT_CUES).expect("rules/cues.toml is valid (checked by a test)");
     raw.ending.denied_claims.iter().map(|r| r.trim().to_lowercase()).filter(|r| !r.is_empty()).collect()
 }
+
+/// How far after a fetched repo's mention its verb of study may start.
+const MAX_STUDIED_AFTER: usize = 48;
 
 /// Where the first of `words` (lower-cased, longest first) that ends `text` as a whole
 /// word starts, compared case-insensitively.

@@ -205,8 +205,9 @@ struct LeadIn {
     /// The lead-in heads a list of removals (a changelog's "### Removed"): the ending cue
     /// of its items, with its words and line.
     ending: Option<String>,
-    /// The nodes the lead-in names itself (at most a few, in order): a learning lead-in
-    /// that names its source ("Idea taken from turso:") is about that source only.
+    /// The nodes a learning lead-in names itself (at most a few, in order; empty for other
+    /// lead-ins): one that names its source ("Idea taken from turso:") is about that
+    /// source only.
     names: Vec<usize>,
 }
 
@@ -357,6 +358,11 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             } else if !strong && let Some(verb) = cues.study_before(text, s_start, c.start) {
                 // "Read the Gas Town design end to end", "Reading steveyegge/gastown".
                 cue = Some((CueClass::Learning, format!("{verb} {}", &text[c.start..c.end])));
+                strong = true;
+                cue_at = c.start;
+            } else if !strong && let Some(words) = cues.acquired_then_studied(text, s_start, c.start, c.end, s_end) {
+                // "Cloned sst/opencode and read the session/prompt path end to end".
+                cue = Some((CueClass::Learning, words));
                 strong = true;
                 cue_at = c.start;
             }
@@ -859,9 +865,11 @@ fn find_lead_in(
         .map(|(words, void)| format!("{} \"{words}\" (lead-in \"{label}\", line {})", void.verb(), lead + 1));
     let ending =
         cues.ending_lead_in(lead_text).map(|words| format!("{words} (lead-in \"{label}\", line {})", lead + 1));
-    // The nodes it names, not its own ("applies to our usearch setup" is the project's).
+    // The nodes a learning lead-in names, not its own ("applies to our usearch setup" is
+    // the project's); read only for a learning lead-in, the one kind that needs them.
     let mut names: Vec<usize> = Vec::new();
-    for m in matcher.automaton.find_iter(lead_text).take(MAX_LEAD_IN_NAMES) {
+    let learning = matches!(cue, Some((CueClass::Learning, _)));
+    for m in matcher.automaton.find_iter(lead_text).take(if learning { MAX_LEAD_IN_NAMES } else { 0 }) {
         let node = matcher.terms[m.pattern().as_usize()].node;
         let own = cues.owner_before(text, lines[lead].0, lines[lead].0 + m.start(), skip_node).is_some();
         if !own && !names.contains(&node) && skip_node.is_none_or(|skip| !matcher.ids[node].eq_ignore_ascii_case(skip))
@@ -1858,6 +1866,18 @@ mod tests {
         // "X uses the Y" is X's use of something, not the project's use of X.
         assert_eq!(check("The dojo query uses the model name")[0].1, CueClass::Plain);
         assert_eq!(check("The importer uses the dojo manifest")[0].1, CueClass::Using);
+    }
+
+    #[test]
+    fn a_repo_cloned_and_read_is_studied() {
+        assert_eq!(
+            check("Cloned dojoengine/dojo and read the migrate path end to end"),
+            vec![("dojo".into(), CueClass::Learning, "Cloned … and read".into())]
+        );
+        assert_eq!(check("Cloned dojo and went through its layout")[0].1, CueClass::Learning);
+        // Fetched and run is no study; nor a study verb further on.
+        assert_ne!(check("Cloned dojo and ran the scrape: 14s")[0].1, CueClass::Learning);
+        assert_eq!(check("Cloned dojo; later that day I read a blog post")[0].1, CueClass::Plain);
     }
 
     #[test]
