@@ -275,8 +275,8 @@ fn validity(facts: &Facts, params: &Params, a: u32, t: u8, b: u32, fired: &[Firi
     let ended = !held && newest_end.is_some() && restart.is_empty();
     let dates = |units: &mut dyn Iterator<Item = &UnitRef>| units.filter_map(|u| u.date.clone()).min();
     let from = match (&newest_end, ended) {
-        // Started again after its last ending: the period starts at the first strong
-        // evidence after it.
+        // Started again after its last ending: the period starts at the first evidence
+        // after it that counts for a restart.
         (Some(_), false) => dates(&mut restart.iter().copied()),
         _ => dates(&mut fired.iter().flat_map(|f| &f.units)),
     };
