@@ -1285,8 +1285,11 @@ struct WholeSetLabel {
 /// restored, credits corrected later) had its figures taken before any choice, then
 /// became a fit set; `eval/precision-traps-7` (stop 38, the same brief) is held out;
 /// `eval/precision-traps-8` (stop 38, one repo in different roles) had its figures taken
-/// before any choice, then became a fit set. Sets 6 on also carry whole-set labels (what
-/// holds after the last log, what a later log ended). `cargo test --test graph
+/// before any choice, then became a fit set; `eval/precision-traps-9` (stop 39, evidence in
+/// many shapes and names: results lists, failures, package names, dependency trees, wiki
+/// links, front matter) likewise; `eval/precision-traps-10` (stop 39, the same brief) is
+/// held out. Sets 6 on also carry whole-set labels (what holds after the last log, what a
+/// later log ended). `cargo test --test graph
 /// precision_traps -- --nocapture` prints the tables.
 #[test]
 fn precision_traps_table() {
@@ -1303,6 +1306,8 @@ fn precision_traps_table() {
         ("eval/precision-traps-6", false),
         ("eval/precision-traps-7", true),
         ("eval/precision-traps-8", false),
+        ("eval/precision-traps-9", false),
+        ("eval/precision-traps-10", true),
     ];
     for (set, held_out) in sets {
         let (row, misses, sessions) = precision_trap_scores(&root().join(set), model.as_deref());

@@ -43,6 +43,9 @@ struct RawCues {
 struct RawClass {
     #[serde(default)]
     phrases: Vec<String>,
+    /// Strong phrases about what follows them only (verbs whose object comes after).
+    #[serde(default)]
+    forward_phrases: Vec<String>,
     #[serde(default)]
     weak_phrases: Vec<String>,
     #[serde(default)]
@@ -152,6 +155,8 @@ struct RawNegation {
     words: Vec<String>,
     #[serde(default)]
     failure_words: Vec<String>,
+    #[serde(default)]
+    item_skips: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -220,6 +225,8 @@ pub struct Cues {
     /// Lower-cased negations, and the first words of phrases they never void (`[negation]`).
     negators: Vec<String>,
     failure_words: Vec<String>,
+    /// Words right after a list item's repo that say it was left out (`item_skips`).
+    item_skips: Vec<String>,
     pub repo_flag_commands: Vec<String>,
     /// Lower-cased verbs of taking and of study (the learning class's `gapped_verbs` and
     /// `study_verbs`), longest first: right before a repo's possessive they learn from it
@@ -332,6 +339,7 @@ impl Cues {
                 (&mut merged.using, raw.using),
             ] {
                 into.phrases.extend(from.phrases);
+                into.forward_phrases.extend(from.forward_phrases);
                 into.weak_phrases.extend(from.weak_phrases);
                 into.repo_flag_commands.extend(from.repo_flag_commands);
                 into.compounds.extend(from.compounds);
@@ -366,6 +374,7 @@ impl Cues {
             merged.hedge.rejections.extend(raw.hedge.rejections);
             merged.negation.words.extend(raw.negation.words);
             merged.negation.failure_words.extend(raw.negation.failure_words);
+            merged.negation.item_skips.extend(raw.negation.item_skips);
             merged.context.repo_words.extend(raw.context.repo_words);
             merged.context.repo_path_segments.extend(raw.context.repo_path_segments);
             merged.context.index_files.extend(raw.context.index_files);
@@ -386,7 +395,10 @@ impl Cues {
                 (CueClass::Learning, &merged.learning),
                 (CueClass::Using, &merged.using),
             ] {
-                let list = if strong { &raw.phrases } else { &raw.weak_phrases };
+                let list: Vec<&String> = match strong {
+                    true => raw.phrases.iter().chain(&raw.forward_phrases).collect(),
+                    false => raw.weak_phrases.iter().collect(),
+                };
                 for phrase in list {
                     let phrase = phrase.trim().to_lowercase();
                     if !phrase.is_empty() && !phrases.contains(&phrase) {
@@ -404,9 +416,16 @@ impl Cues {
             .kind(Some(aho_corasick::AhoCorasickKind::DFA))
             .build(&phrases)
             .map_err(|e| format!("cue phrases: {e}"))?;
+        let listed_forward: Vec<String> = [&merged.testing, &merged.learning, &merged.using]
+            .iter()
+            .flat_map(|raw| raw.forward_phrases.iter().map(|p| p.trim().to_lowercase()))
+            .collect();
         let forward = phrases
             .iter()
             .map(|p| {
+                if listed_forward.contains(p) {
+                    return true;
+                }
                 // An article too: "X uses the model name" is X's use of something, not
                 // the project's use of X ("uses the", "using the" point forward).
                 let last = p.rsplit(' ').next();
@@ -537,6 +556,7 @@ impl Cues {
             hedge_lead_ins,
             negators: lower(merged.negation.words).into_iter().map(|w: String| w.replace('\u{2019}', "'")).collect(),
             failure_words: lower(merged.negation.failure_words),
+            item_skips: lower(merged.negation.item_skips),
             repo_flag_commands: lower(merged.testing.repo_flag_commands),
             taking_verbs: longest_first(
                 merged.learning.gapped_verbs.iter().chain(&merged.learning.study_verbs).cloned().collect(),
@@ -679,8 +699,16 @@ impl Cues {
         let bytes = sentence.as_bytes();
         let mut i = 0;
         while i < bytes.len() {
-            if !bytes[i].is_ascii_digit() || (i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')) {
+            if !bytes[i].is_ascii_digit() {
                 i += 1;
+                continue;
+            }
+            if i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_') {
+                // A number glued to a word is no count, nor is any part of it: "v3.0
+                // chunks" counts nothing.
+                while i < bytes.len() && (bytes[i].is_ascii_digit() || matches!(bytes[i], b',' | b'.')) {
+                    i += 1;
+                }
                 continue;
             }
             let start = i;
@@ -895,6 +923,26 @@ impl Cues {
             word = words.next()?;
         }
         self.negators.iter().any(|n| n.eq_ignore_ascii_case(word)).then_some(word)
+    }
+
+    /// A word right after the mention ending at `end` (within `[end, to)`, past a dash, a
+    /// colon or a comma) that says the repo was left out: an item skipped in a list of
+    /// runs ("- memista — not cloned, skip", "- SDL: skipped"). A failure that did not
+    /// happen is a result ("- SDL: no panics", see `failure_words`).
+    pub fn skipped_right_after<'t>(&self, text: &'t str, end: usize, to: usize) -> Option<&'t str> {
+        let after = &text[end..text.floor_char_boundary(to.min(end + MAX_NEGATION_BYTES))];
+        let rest = after.trim_start_matches([' ', '\t', '\u{2014}', '\u{2013}', '-', ':', ',', '*', '`', '_']);
+        // Only past a separator or a space: "memista-not" is no item.
+        if rest.len() == after.len() {
+            return None;
+        }
+        let word_end =
+            |t: &str| t.find(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}')).unwrap_or(t.len());
+        let word = &rest[..word_end(rest)];
+        let next = rest[word.len()..].trim_start();
+        let next = &next[..word_end(next)];
+        let listed = |list: &[String], w: &str| list.iter().any(|l| prefix_of(w, l) == Some(w.len()));
+        (!word.is_empty() && listed(&self.item_skips, word) && !listed(&self.failure_words, next)).then_some(word)
     }
 
     /// The void phrases in `text` (see `[hedge]` in `rules/cues.toml`): byte spans on word

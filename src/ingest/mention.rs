@@ -111,6 +111,16 @@ impl NodeMatcher {
                 }
             }
         }
+        // Then its package names ("libsql", "@google/gemini-cli", "litecanvas"): a log that
+        // pastes a manifest, an import or a config names the repo by them. Added after every
+        // id and alias, so a package never takes another node's name.
+        for (node_idx, node) in nodes.iter().enumerate() {
+            for package in &node.packages {
+                let kind = if package.contains('/') { TermKind::OwnerName } else { TermKind::Alias };
+                let ambiguous = kind == TermKind::Alias && cues.ambiguous.contains(&package.to_lowercase());
+                add(package, node_idx, kind, ambiguous);
+            }
+        }
         // A repo also goes by the distinctive name parts of its `owner/name`s (added last:
         // never another node's id or alias); one that may be an ordinary word is
         // ambiguous, like the ids of `[ambiguous]` in `cues.toml`.
@@ -333,6 +343,25 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                     Some(hit) if hit.points_forward && hit.end <= c.start && names_a_cause(&text[hit.end..c.start]) => {
                         (None, false)
                     }
+                    // "never in the running (it already lost on compile time); libsql only
+                    // wins if …": what the phrase points at ends at its clause.
+                    Some(hit)
+                        if hit.points_forward && hit.end <= c.start && leaves_its_clause(&text[hit.end..c.start]) =>
+                    {
+                        (None, false)
+                    }
+                    // "the test helpers in dojo lean on snforge_std": a phrase with another
+                    // repo inside its gap is about that repo.
+                    Some(hit)
+                        if hit.points_forward
+                            && hit.end <= c.start
+                            && line[line.partition_point(|o| o.start < hit.start)..]
+                                .iter()
+                                .take_while(|o| o.end <= hit.end)
+                                .any(|o| o.node != c.node) =>
+                    {
+                        (None, false)
+                    }
                     Some(hit) => {
                         cue_at = hit.start;
                         (Some((hit.class, text[hit.start..hit.end].to_string())), hit.strong)
@@ -377,6 +406,11 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 cue = Some((CueClass::Using, format!("dependency line `{}{line}`", &text[c.start..c.end])));
                 strong = true;
                 cue_at = c.start;
+            } else if !strong && let Some(entry) = manifest_entry(text, line_start, c.start, c.end) {
+                // `├── scryer-prolog v0.9.4` from `cargo tree`, `package = "opencode-ai"`.
+                cue = Some((CueClass::Using, entry));
+                strong = true;
+                cue_at = c.start;
             }
             if !strong
                 && let Some(colon) = colons.partition_point(|&i| i < c.start).checked_sub(1).map(|i| colons[i])
@@ -400,7 +434,18 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 }
             }
             let results_table = results_row.as_ref().and_then(|row| row.cue(c.start, cues));
-            if c.ambiguous && !c.repo_context && results_table.is_none() && !strong {
+            // An ambiguous name needs repo context or a strong cue; a weak testing word with
+            // the run's counted result is one ("loro rerun: 1,204 files, 9,877 chunks").
+            if c.ambiguous
+                && !c.repo_context
+                && results_table.is_none()
+                && !strong
+                && !matches!(&cue, Some((CueClass::Testing, _))
+                    if results
+                        .entry((s_start, CueClass::Testing))
+                        .or_insert_with(|| cues.counted_result(&text[s_start..s_end], CueClass::Testing).map(str::to_string))
+                        .is_some())
+            {
                 continue;
             }
             if let Some(owner) = cues.owner_before(text, s_start, c.start, skip_node) {
@@ -443,7 +488,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             } else if !strong
                 && let Some((row, name)) =
                     results_row.as_ref().and_then(|row| row.column(c.start).map(|name| (row, name)))
-                && cues.option_columns.contains(&name.trim_matches(['*', '_', '`']).to_lowercase())
+                && cell_named(name, &cues.option_columns)
             {
                 // "| backend | build | p50 |" then "| usearch (HNSW) | 47.1s | 0.9 ms |": the
                 // project's options compared, what it builds on, not test subjects.
@@ -575,6 +620,17 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 strong = denied_use;
                 bound = false;
                 voided = !denied_use;
+            } else if (inherited || !strong)
+                && !bound
+                && !owned
+                && starts_its_item(&text[line_start..c.start])
+                && let Some(word) = cues.skipped_right_after(text, c.end, s_end)
+            {
+                // "## Bench" then "- memista — not cloned, skip": left out of the runs.
+                cue = Some((CueClass::Plain, format!("skipped: \"{} … {word}\"", &text[c.start..c.end])));
+                strong = false;
+                inherited = false;
+                voided = true;
             } else if !strong && !bound {
                 // A negated phrase in the mention's clause, and nothing stronger: the
                 // clause says it was not done.
@@ -734,6 +790,29 @@ fn names_a_cause(gap: &str) -> bool {
                     && is_word_boundary(bytes, i, i + w.len())
             })
         })
+}
+
+/// Whether a mention after `before` (its line up to it) heads a list item: only the list
+/// marker, indentation and emphasis stand before it (`- `, `  * **`, `1. `).
+fn starts_its_item(before: &str) -> bool {
+    let rest = before.trim_start();
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = match rest.strip_prefix(['-', '*', '+']) {
+        Some(after) if after.starts_with(' ') => after,
+        _ if digits > 0 && rest[digits..].starts_with(". ") => &rest[digits + 1..],
+        _ => return false,
+    };
+    rest.trim_start_matches([' ', '*', '_', '`', '[']).is_empty()
+}
+
+/// Whether the text between a phrase pointing forward and a mention after it leaves the
+/// phrase's clause: a ';', or a ')' closing a parenthesis the phrase stands in. Gaps longer
+/// than [`MAX_CAUSE_GAP`] are not read (and leave nothing).
+fn leaves_its_clause(gap: &str) -> bool {
+    let bytes = gap.as_bytes();
+    bytes.len() <= MAX_CAUSE_GAP
+        && (memchr::memchr(b';', bytes).is_some()
+            || memchr::memchr(b')', bytes).is_some_and(|close| memchr::memchr(b'(', &bytes[..close]).is_none()))
 }
 
 /// How far back from a mention the start of its inline-list item is looked for, in bytes.
@@ -997,7 +1076,7 @@ impl ResultsRow {
         let name = self.header.get(column)?;
         // Another cell than the mention's: O(1), however many mentions the row holds.
         let counted = self.measurements > usize::from(self.measured.get(column).copied().unwrap_or(false));
-        (cues.repo_columns.contains(&name.trim_matches(['*', '_', '`']).to_lowercase()) && counted)
+        (cell_named(name, &cues.repo_columns) && counted)
             .then(|| format!("results table (column \"{name}\", line {})", self.header_line + 1))
     }
 }
@@ -1006,8 +1085,15 @@ impl ResultsRow {
 /// (`repo_columns`), and no column of items (`item_columns`: `score  repo  path` lists
 /// search hits).
 fn is_results_header(header: &[String], cues: &Cues) -> bool {
-    let named = |cell: &String, names: &[String]| names.contains(&cell.trim_matches(['*', '_', '`']).to_lowercase());
-    header.iter().any(|c| named(c, &cues.repo_columns)) && !header.iter().any(|c| named(c, &cues.item_columns))
+    header.iter().any(|c| cell_named(c, &cues.repo_columns))
+        && !header.iter().any(|c| cell_named(c, &cues.item_columns))
+}
+
+/// Whether a table cell (emphasis and code marks trimmed) is one of `names` (lower-cased
+/// ASCII words), compared in place: it runs for every table-row mention.
+fn cell_named(cell: &str, names: &[String]) -> bool {
+    let cell = cell.trim_matches(['*', '_', '`']);
+    names.iter().any(|n| n.eq_ignore_ascii_case(cell))
 }
 
 /// The cells of a line of aligned columns: runs of text split by two or more spaces (or a
@@ -1074,6 +1160,46 @@ fn command_on_repo_path(
     let words: Vec<&str> = command.split_whitespace().collect();
     let testing = words.iter().any(|w| cues.repo_flag_commands.iter().any(|c| c.eq_ignore_ascii_case(w)));
     (testing && words.len() <= 4).then(|| format!("{} {}", command.trim_end(), &text[token_start..token_end]))
+}
+
+/// How far before a mention a dependency tree's branch or a package key is read, in bytes.
+const MAX_MANIFEST_PREFIX: usize = 48;
+
+/// How many characters of a dependency tree's version are shown in its cue.
+const MAX_VERSION_SHOWN: usize = 24;
+
+/// A manifest entry naming the mention that [`Cues::dependency_line`] (`name = "1.2"`)
+/// does not see, read in a bounded window before it:
+/// - a branch of a dependency tree, `cargo tree` (`├── scryer-prolog v0.9.4`) or `npm ls`
+///   (`└─┬ @google/gemini-cli@0.11.2`): the branch's drawing only, then the name, then its
+///   version;
+/// - the value of a `package` key: an adapter's `package = "opencode-ai"`, Cargo's rename
+///   `sql = { package = "libsql", … }`, package.json's `"package": "libsql"`.
+fn manifest_entry(text: &str, line_start: usize, start: usize, end: usize) -> Option<String> {
+    let from = text.floor_char_boundary(start.saturating_sub(MAX_MANIFEST_PREFIX)).max(line_start);
+    let before = &text[from..start];
+    let after = &text[end..text.ceil_char_boundary((end + 2).min(text.len()))];
+    let name = &text[start..end];
+    let versioned = |rest: &str| {
+        let mut chars = rest.chars();
+        matches!((chars.next(), chars.next()), (Some(' '), Some('v')) | (Some('@'), Some('0'..='9')))
+    };
+    let branch = from == line_start
+        && before.contains(['─', '-'])
+        && before.trim_end().ends_with(['─', '┬', '-'])
+        && before.chars().all(|c| matches!(c, ' ' | '\t' | '│' | '├' | '└' | '─' | '┬' | '|' | '`' | '-' | '+'));
+    if branch && versioned(after) {
+        let rest = text[end..].strip_prefix(' ').unwrap_or(&text[end..]);
+        let version: String = rest.chars().take(MAX_VERSION_SHOWN).take_while(|c| !c.is_whitespace()).collect();
+        let version = if after.starts_with(' ') { format!(" {version}") } else { version };
+        return Some(format!("dependency tree `{}{name}{version}`", before.trim_start()));
+    }
+    let key = before.strip_suffix('"')?.trim_end();
+    let key = key.strip_suffix(['=', ':'])?.trim_end().trim_end_matches('"');
+    let word_start = key.len().checked_sub("package".len())?;
+    let named = key.get(word_start..).is_some_and(|k| k.eq_ignore_ascii_case("package"))
+        && !key[..word_start].ends_with(|c: char| c.is_alphanumeric() || c == '_');
+    named.then(|| format!("package key `{}{name}\"`", &before[word_start..]))
 }
 
 /// How many bytes on each side of a mention an ending phrase (with its filler and object
@@ -1552,6 +1678,11 @@ mod tests {
             node("game-engine", &[]),
             node("duckdb", &[]),
             node("dagger", &[]),
+            NodeRegistered { packages: vec!["turso".into(), "libsql".into()], ..node("turso", &[]) },
+            NodeRegistered { packages: vec!["@google/gemini-cli".into()], ..node("gemini-cli", &[]) },
+            node("loro", &[]),
+            node("cuti", &[]),
+            node("memista", &[]),
         ];
         (NodeMatcher::new(&nodes, &cues), cues)
     }
@@ -2211,6 +2342,76 @@ mod tests {
     }
 
     #[test]
+    fn package_names_dependency_trees_and_package_keys_name_a_use() {
+        // A package name is the repo's name in a manifest, an import or a config.
+        assert_eq!(
+            cue_of("+libsql = \"0.9\"", "turso"),
+            (CueClass::Using, "dependency line `libsql = \"0.9\"`".into())
+        );
+        // A branch of `cargo tree` or `npm ls` under the project.
+        let tree = "```\n$ cargo tree --depth 1\n├── ort v2.0.0-rc.9\n│   └── scryer-prolog v0.9.4\n```\n";
+        assert_eq!(
+            cue_of(tree, "scryer-prolog"),
+            (CueClass::Using, "dependency tree `│   └── scryer-prolog v0.9.4`".into())
+        );
+        assert_eq!(cue_of("└─┬ @google/gemini-cli@0.11.2", "gemini-cli").0, CueClass::Using);
+        // A tree of something else, or a name without a version, is no dependency.
+        assert_eq!(cue_of("├── dojo/ (an old folder)", "dojo").0, CueClass::Plain);
+        // The value of a `package` key: an adapter's config, Cargo's rename.
+        let config = "[adapters.gemini]\ncommand = \"gemini\"\npackage = \"@google/gemini-cli\"\n";
+        assert_eq!(
+            cue_of(config, "gemini-cli"),
+            (CueClass::Using, "package key `package = \"@google/gemini-cli\"`".into())
+        );
+        assert_eq!(cue_of("sql = { package = \"libsql\", version = \"0.9\" }", "turso").0, CueClass::Using);
+        assert_eq!(cue_of("subpackage = \"dojo\"", "dojo").0, CueClass::Plain);
+    }
+
+    #[test]
+    fn a_skipped_item_a_phrase_about_another_repo_and_a_clause_ended_are_no_cue() {
+        // A list of runs: the items that say they were left out take nothing from it.
+        let bench = "## Bench (release, warm cache)\n- dojo: 0.2s, 41 chunks\n- memista — not cloned, skip\n\
+                     - SDL: no panics, 47,660 chunks\n";
+        assert_eq!(cue_of(bench, "dojo").0, CueClass::Testing);
+        let (class, why) = cue_of(bench, "memista");
+        assert_eq!((class, why.as_str()), (CueClass::Plain, "skipped: \"memista … not\""));
+        assert_eq!(cue_of(bench, "SDL").0, CueClass::Testing, "a failure that did not happen is a result");
+        // Only at an item's head: "ran it on dojo, not SDL" ran on dojo.
+        assert_eq!(cue_of("- Ran the scraper on dojo not SDL", "dojo").0, CueClass::Testing);
+        // A phrase with another repo in its gap is about that repo.
+        let gap = "- Results: the test helpers in dojo lean on snforge, which memista also does.";
+        assert_ne!(cue_of("- the test helpers in dojo lean on memista", "memista").0, CueClass::Testing);
+        assert_ne!(cue_of(gap, "memista").0, CueClass::Testing);
+        // A phrase pointing forward ends at its clause: ';', or the close of its parenthesis.
+        let clause = "- rusqlite, duckdb — never in the running (it already lost on compile time); libsql only wins";
+        assert_eq!(cue_of(clause, "turso").0, CueClass::Plain);
+        // A verb of running a tool points forward only.
+        let launch = "- a user runs patina beside memista and `patina launch dojo` fails";
+        assert_eq!(cue_of(launch, "memista").0, CueClass::Plain);
+        assert_eq!(cue_of(launch, "dojo").0, CueClass::Using);
+        assert_eq!(cue_of("- `launch claude` still spawns dojo with the files in place", "dojo").0, CueClass::Using);
+    }
+
+    #[test]
+    fn an_ambiguous_name_with_a_counted_run_and_someone_elses_numbers() {
+        // An ambiguous id is taken on a weak testing word with the run's counted result.
+        assert_eq!(cue_of("- 20:04 loro rerun: 1,204 files, 9,877 chunks, no panic", "loro").0, CueClass::Testing);
+        assert!(check("- the loro of it all").is_empty());
+        // A version is no count: "v3.0 chunks" counted nothing.
+        assert_eq!(cue_of("- SDL index is still on v3.0 chunks", "SDL").0, CueClass::Plain);
+        // Someone else's numbers and what a test subject holds.
+        assert_eq!(cue_of("- Turso's blog post quotes ~1M vectors indexed in ~40s", "turso").0, CueClass::Plain);
+        assert_eq!(cue_of("- someone says the chunker chokes on dojo's header", "dojo").0, CueClass::Plain);
+        assert_eq!(cue_of("- Its tests lean on dojo cheatcodes, so it shows up", "dojo").0, CueClass::Plain);
+        let table = "Table from a blog post (their chunker, their repos):\n\n| repo | Recall@5 |\n|---|---:|\n| duckdb | 0.48 |\n";
+        assert_eq!(cue_of(table, "duckdb").0, CueClass::Plain);
+        // A rerun heading leads its runs; a notes heading studies.
+        assert_eq!(cue_of("### Re-ran chunker v3.1\n- dojo\n  - 4,812 chunks\n", "dojo").0, CueClass::Testing);
+        assert_eq!(cue_of("## Notes on how [[dojoengine/dojo]] lays out a world", "dojo").0, CueClass::Learning);
+        assert_eq!(cue_of("- Profiled the duckdb export on our own db (188 files)", "duckdb").0, CueClass::Using);
+    }
+
+    #[test]
     fn self_mentions_are_skipped() {
         assert!(check("patina is great, see NicabarNimble/patina").is_empty());
     }
@@ -2224,7 +2425,8 @@ mod tests {
             // Inline lists, failure subjects and owner/name references, many per line.
             let lists = "Tested repos: duckdb, dagger failed on x, [[o/dojo]] ";
             // Dependency lines that never close, index files, a verb of study.
-            let manifest = "dojo = { version duckdb.db read the SDL ";
+            let manifest =
+                "dojo = { version duckdb.db read the SDL ├── dojo v1 package = \"SDL\" tests in dojo lean on SDL; ";
             // An item about dojo whose sentences hold many cues and mentions.
             let item = "Read the code in the repo. dojo and dojo tested. ";
             format!(
