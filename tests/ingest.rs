@@ -77,10 +77,14 @@ fn real_session_logs_yield_cued_mentions_and_reingest_adds_nothing() {
         && m["payload"]["sentence"].as_str().unwrap().contains("Layer system for pattern evolution")));
     // "OpenAI Codex/Claude Code GitHub Actions" is about the product, not the codex repo.
     assert!(!all.iter().any(|m| m["payload"]["repo"] == "codex" && file_name(m) == "20251009-064522.md"));
-    // game-engine only with repo context, never the generic phrase.
-    for m in all.iter().filter(|m| m["payload"]["repo"] == "game-engine") {
-        assert!(m["payload"]["matched"].as_str().unwrap().contains('-'), "{m}");
-    }
+    // game-engine only by its id or its package name (litecanvas), never the generic phrase.
+    let game_engine: Vec<&str> = all
+        .iter()
+        .filter(|m| m["payload"]["repo"] == "game-engine")
+        .map(|m| m["payload"]["matched"].as_str().unwrap())
+        .collect();
+    assert!(game_engine.iter().all(|m| !m.contains(' ')), "{game_engine:?}");
+    assert!(game_engine.iter().any(|m| m.eq_ignore_ascii_case("litecanvas")), "{game_engine:?}");
 
     let again = home.json(&["mother", "ingest", &sessions, "--project", "patina"]);
     assert_eq!(again["files_unchanged"], 313);

@@ -52,6 +52,9 @@ struct RawClass {
     repo_flag_commands: Vec<String>,
     #[serde(default)]
     compounds: Vec<String>,
+    /// Compounds that are strong cues (and compounds too).
+    #[serde(default)]
+    strong_compounds: Vec<String>,
     #[serde(default)]
     owners: Vec<String>,
     #[serde(default)]
@@ -123,6 +126,8 @@ struct RawHedge {
     other_parties: Vec<String>,
     #[serde(default)]
     rejections: Vec<String>,
+    #[serde(default)]
+    plan_nouns: Vec<String>,
 }
 
 /// What a void phrase (`[hedge]`) says of its clause.
@@ -242,6 +247,10 @@ pub struct Cues {
     /// Lower-cased head nouns that, right after a mention, say what it is to the project
     /// ("the DuckDB crate": using), with their class (`compounds` in `rules/cues.toml`).
     pub compounds: Vec<(String, CueClass)>,
+    /// The compounds that are strong cues (`strong_compounds`), lower-cased.
+    strong_compounds: Vec<String>,
+    /// Nouns after a compound that make it a plan or a document (`[hedge] plan_nouns`).
+    plan_nouns: Vec<String>,
     /// Lower-cased possessives that, right before a mention, make it the project's own
     /// ("our DuckDB", "Patina's Dagger integration"), with their class (`owners` in
     /// `rules/cues.toml`; `{project}` stands for the ingesting project's id).
@@ -343,6 +352,7 @@ impl Cues {
                 into.weak_phrases.extend(from.weak_phrases);
                 into.repo_flag_commands.extend(from.repo_flag_commands);
                 into.compounds.extend(from.compounds);
+                into.strong_compounds.extend(from.strong_compounds);
                 into.owners.extend(from.owners);
                 into.gapped_verbs.extend(from.gapped_verbs);
                 into.gapped_prepositions.extend(from.gapped_prepositions);
@@ -370,6 +380,7 @@ impl Cues {
             merged.ending.near_misses.extend(raw.ending.near_misses);
             merged.hedge.phrases.extend(raw.hedge.phrases);
             merged.hedge.lead_ins.extend(raw.hedge.lead_ins);
+            merged.hedge.plan_nouns.extend(raw.hedge.plan_nouns);
             merged.hedge.other_parties.extend(raw.hedge.other_parties);
             merged.hedge.rejections.extend(raw.hedge.rejections);
             merged.negation.words.extend(raw.negation.words);
@@ -488,6 +499,7 @@ impl Cues {
         let mut gapped_verbs: Vec<String> = Vec::new();
         let mut gapped_rules: Vec<(CueClass, std::sync::Arc<Vec<String>>)> = Vec::new();
         let mut compounds: Vec<(String, CueClass)> = Vec::new();
+        let mut strong_compounds: Vec<String> = Vec::new();
         let mut owners: Vec<(String, CueClass)> = Vec::new();
         let mut result_units: Vec<(String, CueClass)> = Vec::new();
         for (class, raw) in [
@@ -511,8 +523,10 @@ impl Cues {
                     }
                 }
             }
+            let all_compounds: Vec<String> = raw.compounds.iter().chain(&raw.strong_compounds).cloned().collect();
+            strong_compounds.extend(lower(raw.strong_compounds.clone()));
             for (words, into) in
-                [(&raw.compounds, &mut compounds), (&raw.owners, &mut owners), (&raw.result_units, &mut result_units)]
+                [(&all_compounds, &mut compounds), (&raw.owners, &mut owners), (&raw.result_units, &mut result_units)]
             {
                 for word in words {
                     let word = word.trim().to_lowercase().replace('\u{2019}', "'");
@@ -564,6 +578,8 @@ impl Cues {
             study_verbs: longest_first(merged.learning.study_verbs.clone()),
             acquire_verbs: longest_first(merged.learning.acquire_verbs.clone()),
             compounds,
+            strong_compounds,
+            plan_nouns: lower(merged.hedge.plan_nouns.clone()),
             owners,
             result_units,
             repo_words: lower(merged.context.repo_words),
@@ -620,7 +636,9 @@ impl Cues {
     /// between, within the sentence ending at `s_end`): "the DuckDB crate", "our Dagger
     /// integration" name a thing the project builds on. `(class, noun)`.
     pub fn compound_after(&self, text: &str, end: usize, s_end: usize) -> Option<(CueClass, String)> {
+        // A code span's closing mark may stand between: "the `usearch` crate".
         let rest = &text[end..s_end];
+        let rest = rest.strip_prefix('`').filter(|r| r.starts_with(' ')).unwrap_or(rest);
         // A suffix glued on ("Dagger-based", the '-' kept: "-based") or a noun after one or
         // two spaces.
         let (word, skip) = match rest.strip_prefix('-') {
@@ -645,6 +663,17 @@ impl Cues {
         let word = &word[..word_end];
         let (_, class) = self.compounds.iter().find(|(w, _)| w.eq_ignore_ascii_case(word))?;
         Some((*class, word.to_string()))
+    }
+
+    /// Whether a compound noun (as [`Cues::compound_after`] gives it) is a strong cue: a part
+    /// of the project built on the repo ("the usearch crate", "the codex adapter"), and
+    /// `rest` (the text after the noun) does not make it a plan or a document of one ("the
+    /// opencode adapter design", `[hedge] plan_nouns`).
+    pub fn is_strong_compound(&self, noun: &str, rest: &str) -> bool {
+        let next = rest.trim_start_matches(' ');
+        let next = &next[..next.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(next.len())];
+        self.strong_compounds.iter().any(|w| w.eq_ignore_ascii_case(noun))
+            && !self.plan_nouns.iter().any(|w| w.eq_ignore_ascii_case(next))
     }
 
     /// The index-file suffix glued right after a mention ending at `end` (`.db` in

@@ -397,7 +397,18 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             }
             if !strong && let Some(compound) = cues.compound_after(text, c.end, s_end) {
                 // "explored the DuckDB integration": the noun the mention qualifies says
-                // what the repo is to the project, closer than any word around it.
+                // what the repo is to the project, closer than any word around it. A part
+                // of the project built on it ("the usearch crate", "the codex adapter") is
+                // strong, unless the sentence's own word is of another class ("scraped the
+                // dojo crate: 367 chunks" ran on it).
+                let other_class = cue.as_ref().is_some_and(|(class, _)| *class != compound.0)
+                    || cue_hits.class_in(s_start, s_end, CueClass::Testing) && compound.0 != CueClass::Testing;
+                // The compound stands within four bytes of the mention (a '`', spaces, a '-').
+                let rest = &text[c.end..s_end];
+                let after = rest.get(..4 + compound.1.len()).and_then(|w| w.find(compound.1.as_str()));
+                let rest = after.map_or("", |at| &rest[at + compound.1.len()..]);
+                // An ambiguous name is not made a repo by it ("The Codex adapter" is the product's).
+                strong = cues.is_strong_compound(&compound.1, rest) && !other_class && (!c.ambiguous || c.repo_context);
                 cue = Some(compound);
                 bound = true;
                 cue_at = c.start;
@@ -1604,6 +1615,15 @@ impl CueIndex {
     /// The cue of the mention `[start, end)` within its sentence `[s_start, s_end)`: the
     /// nearest strong cue, else the nearest weak one; at equal distance the earlier class,
     /// then the cue before the mention.
+    /// Whether one of the first [`MAX_ITEM_CUES`] cues of each strength in `[s_start, s_end)`
+    /// is of `class`.
+    fn class_in(&self, s_start: usize, s_end: usize, class: CueClass) -> bool {
+        [&self.strong, &self.weak].into_iter().any(|hits| {
+            let first = hits.partition_point(|h| h.start < s_start);
+            hits[first..].iter().take_while(|h| h.end <= s_end).take(MAX_ITEM_CUES).any(|h| h.class == class)
+        })
+    }
+
     fn nearest(&self, s_start: usize, s_end: usize, start: usize, end: usize) -> Option<CueHit> {
         let nearest_of = |hits: &[CueHit]| {
             let b = hits.partition_point(|h| h.end <= start);
@@ -2409,6 +2429,39 @@ mod tests {
         assert_eq!(cue_of("### Re-ran chunker v3.1\n- dojo\n  - 4,812 chunks\n", "dojo").0, CueClass::Testing);
         assert_eq!(cue_of("## Notes on how [[dojoengine/dojo]] lays out a world", "dojo").0, CueClass::Learning);
         assert_eq!(cue_of("- Profiled the duckdb export on our own db (188 files)", "duckdb").0, CueClass::Using);
+    }
+
+    #[test]
+    fn a_part_of_the_project_built_on_a_repo_is_a_strong_use_and_undoing_it_ends_it() {
+        let (matcher, cues) = world();
+        let strong = |text: &str, repo: &str| {
+            let found = extract(text, &matcher, &cues, Some("patina"));
+            let m = found.iter().find(|m| matcher.node_id(m.node) == repo).expect(repo);
+            (m.cue_class, m.strong_cue)
+        };
+        assert_eq!(strong("- Rebuilt the index through the `duckdb` crate in 6.8s", "duckdb"), (CueClass::Using, true));
+        assert_eq!(strong("- The dagger adapter wasn't idempotent; fixed", "dagger"), (CueClass::Using, true));
+        // Not for an ambiguous name: "The Codex adapter" may be the product's.
+        assert!(check("- The Codex adapter wasn't idempotent").is_empty());
+        // A document about the part is no part of the project.
+        assert_eq!(
+            strong("- 7aa21f0 docs: dagger adapter design (layer/surface/)", "dagger"),
+            (CueClass::Using, false)
+        );
+        // A weaker compound stays weak; a testing word keeps a crate a test subject's.
+        assert_eq!(strong("- explored the duckdb integration", "duckdb"), (CueClass::Using, false));
+        assert_eq!(strong("- Scraped the dojo crate: 367 chunks", "dojo").1, false);
+        // Undone, or a credit denied.
+        assert_eq!(
+            cue_of("9c0d7e3 ci: back out dagger pipeline, cache volumes don't survive", "dagger").0,
+            CueClass::Ending
+        );
+        assert_eq!(
+            cue_of("- commit 3e1f07c refactor!: remove duckdb export (build cost 7m)", "duckdb").0,
+            CueClass::Ending
+        );
+        assert_eq!(cue_of("- The dojo entry doesn't hold up: nothing came of it", "dojo").0, CueClass::Ending);
+        assert_ne!(cue_of("- reverted to the duckdb backend", "duckdb").0, CueClass::Ending);
     }
 
     #[test]
