@@ -2450,7 +2450,7 @@ mod tests {
         );
         // A weaker compound stays weak; a testing word keeps a crate a test subject's.
         assert_eq!(strong("- explored the duckdb integration", "duckdb"), (CueClass::Using, false));
-        assert_eq!(strong("- Scraped the dojo crate: 367 chunks", "dojo").1, false);
+        assert!(!strong("- Scraped the dojo crate: 367 chunks", "dojo").1);
         // Undone, or a credit denied.
         assert_eq!(
             cue_of("9c0d7e3 ci: back out dagger pipeline, cache volumes don't survive", "dagger").0,
