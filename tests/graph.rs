@@ -1288,7 +1288,11 @@ struct WholeSetLabel {
 /// before any choice, then became a fit set; `eval/precision-traps-9` (stop 39, evidence in
 /// many shapes and names: results lists, failures, package names, dependency trees, wiki
 /// links, front matter) likewise; `eval/precision-traps-10` (stop 39, the same brief) is
-/// held out. Sets 6 on also carry whole-set labels (what holds after the last log, what a
+/// held out. `eval/precision-traps-11` (stop 40, precision: look-alikes written beside real
+/// relations in the same shapes, a test subject's own dependencies, comparisons, plans,
+/// listings, negations, other projects) had its figures taken before any choice, then
+/// became a fit set; `eval/precision-traps-12` (stop 40, the same brief) is held out. Sets 6
+/// on also carry whole-set labels (what holds after the last log, what a
 /// later log ended). `cargo test --test graph
 /// precision_traps -- --nocapture` prints the tables.
 #[test]
@@ -1308,6 +1312,8 @@ fn precision_traps_table() {
         ("eval/precision-traps-8", false),
         ("eval/precision-traps-9", false),
         ("eval/precision-traps-10", true),
+        ("eval/precision-traps-11", false),
+        ("eval/precision-traps-12", true),
     ];
     for (set, held_out) in sets {
         let (row, misses, sessions) = precision_trap_scores(&root().join(set), model.as_deref());

@@ -55,6 +55,9 @@ struct RawClass {
     /// Compounds that are strong cues (and compounds too).
     #[serde(default)]
     strong_compounds: Vec<String>,
+    /// Compounds that name the project's own part built on the repo.
+    #[serde(default)]
+    project_parts: Vec<String>,
     #[serde(default)]
     owners: Vec<String>,
     #[serde(default)]
@@ -128,6 +131,8 @@ struct RawHedge {
     rejections: Vec<String>,
     #[serde(default)]
     plan_nouns: Vec<String>,
+    #[serde(default)]
+    dependency_verbs: Vec<String>,
 }
 
 /// What a void phrase (`[hedge]`) says of its clause.
@@ -251,6 +256,11 @@ pub struct Cues {
     strong_compounds: Vec<String>,
     /// Nouns after a compound that make it a plan or a document (`[hedge] plan_nouns`).
     plan_nouns: Vec<String>,
+    /// Verbs of another repo's own dependency (`[hedge] dependency_verbs`; ASCII
+    /// case-insensitive, leftmost-longest): "dojo pulls in `snforge_std`" is dojo's.
+    dependency_verbs: AhoCorasick,
+    /// Lower-cased compounds that name the project's own part (`[using] project_parts`).
+    project_parts: Vec<String>,
     /// Lower-cased possessives that, right before a mention, make it the project's own
     /// ("our DuckDB", "Patina's Dagger integration"), with their class (`owners` in
     /// `rules/cues.toml`; `{project}` stands for the ingesting project's id).
@@ -353,6 +363,7 @@ impl Cues {
                 into.repo_flag_commands.extend(from.repo_flag_commands);
                 into.compounds.extend(from.compounds);
                 into.strong_compounds.extend(from.strong_compounds);
+                into.project_parts.extend(from.project_parts);
                 into.owners.extend(from.owners);
                 into.gapped_verbs.extend(from.gapped_verbs);
                 into.gapped_prepositions.extend(from.gapped_prepositions);
@@ -381,6 +392,7 @@ impl Cues {
             merged.hedge.phrases.extend(raw.hedge.phrases);
             merged.hedge.lead_ins.extend(raw.hedge.lead_ins);
             merged.hedge.plan_nouns.extend(raw.hedge.plan_nouns);
+            merged.hedge.dependency_verbs.extend(raw.hedge.dependency_verbs);
             merged.hedge.other_parties.extend(raw.hedge.other_parties);
             merged.hedge.rejections.extend(raw.hedge.rejections);
             merged.negation.words.extend(raw.negation.words);
@@ -580,6 +592,12 @@ impl Cues {
             compounds,
             strong_compounds,
             plan_nouns: lower(merged.hedge.plan_nouns.clone()),
+            dependency_verbs: AhoCorasickBuilder::new()
+                .ascii_case_insensitive(true)
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(lower(merged.hedge.dependency_verbs.clone()))
+                .map_err(|e| format!("dependency verbs: {e}"))?,
+            project_parts: lower(merged.using.project_parts.clone()),
             owners,
             result_units,
             repo_words: lower(merged.context.repo_words),
@@ -843,9 +861,6 @@ impl Cues {
         let mut past_code: Vec<CueHit> = Vec::new();
         for mode in [CodeSpans::Transparent, CodeSpans::Skipped] {
             let view = CodeView::new(text, mode);
-            if view.text.len() == text.len() {
-                continue; // no code span
-            }
             for hit in self.find_plain(&view.text) {
                 let (start, end) = (view.origin(hit.start), view.origin(hit.end - 1) + 1);
                 if text.as_bytes()[start..end].contains(&b'`') {
@@ -972,6 +987,32 @@ impl Cues {
         let next = &next[..word_end(next)];
         let listed = |list: &[String], w: &str| list.iter().any(|l| prefix_of(w, l) == Some(w.len()));
         (!word.is_empty() && listed(&self.item_skips, word) && !listed(&self.failure_words, next)).then_some(word)
+    }
+
+    /// Whether a failure word follows the mention ending at `end` (within `[end, to)`): "no
+    /// SDL panics" is a run on SDL that passed, not SDL denied.
+    pub fn failure_right_after(&self, text: &str, end: usize, to: usize) -> bool {
+        let after = &text[end..text.floor_char_boundary(to.min(end + MAX_NEGATION_BYTES))];
+        let rest = after.trim_start_matches(['`', '*', '_', ' ', '\t']);
+        let word = &rest[..rest.find(|c: char| !c.is_alphanumeric()).unwrap_or(rest.len())];
+        !word.is_empty() && self.failure_words.iter().any(|w| w.eq_ignore_ascii_case(word))
+    }
+
+    /// Whether a compound names a part of the project built on the repo
+    /// (`[using] project_parts`): a test run on "the turso store" ran the project's store.
+    pub fn is_project_part(&self, noun: &str) -> bool {
+        self.project_parts.iter().any(|w| w.eq_ignore_ascii_case(noun))
+    }
+
+    /// The verbs of a repo's own dependency (`[hedge] dependency_verbs`) in `text`, on
+    /// word boundaries, in order: `(start, end)`.
+    pub fn dependency_verbs_in(&self, text: &str) -> Vec<(usize, usize)> {
+        let bytes = text.as_bytes();
+        self.dependency_verbs
+            .find_iter(text)
+            .filter(|m| is_word_boundary(bytes, m.start(), m.end()))
+            .map(|m| (m.start(), m.end()))
+            .collect()
     }
 
     /// The void phrases in `text` (see `[hedge]` in `rules/cues.toml`): byte spans on word
@@ -1167,9 +1208,14 @@ enum CodeSpans {
     Skipped,
 }
 
-/// A text with its inline code spans rewritten for phrase matching, and where each of its
-/// bytes came from. Fences and runs of backticks are left as they are, as is a backtick
-/// with no partner on its line.
+/// The lines of a text that hold inline code spans, with those spans rewritten for phrase
+/// matching, and where each of their bytes came from. Fences and runs of backticks are
+/// left as they are, as is a backtick with no partner on its line.
+///
+/// Only lines with a span are in the view (each with its own line end): a span never
+/// crosses a line and no phrase crosses a line end, so a hit that crosses code is found
+/// in the view of its own line, and a log whose code sits on a few lines is not read
+/// three times over.
 struct CodeView {
     text: String,
     /// The copied runs, in order: `(start in text, start in the original)`. One per code
@@ -1180,11 +1226,12 @@ struct CodeView {
 impl CodeView {
     fn new(text: &str, mode: CodeSpans) -> CodeView {
         let bytes = text.as_bytes();
-        let mut view = CodeView { text: String::with_capacity(text.len()), runs: Vec::new() };
-        let mut copied = 0; // bytes of `text` before this are in the view or dropped
+        let mut view = CodeView { text: String::new(), runs: Vec::new() };
         let mut line_start = 0;
         while line_start < bytes.len() {
             let line_end = memchr::memchr(b'\n', &bytes[line_start..]).map_or(bytes.len(), |i| line_start + i + 1);
+            let mut copied = line_start; // bytes of the line before this are in the view or dropped
+            let mut spans = false;
             let mut i = line_start;
             while let Some(open) = memchr::memchr(b'`', &bytes[i..line_end]).map(|k| i + k) {
                 let single = |at: usize| bytes.get(at + 1) != Some(&b'`') && (at == 0 || bytes[at - 1] != b'`');
@@ -1199,6 +1246,7 @@ impl CodeView {
                     i = close + 1;
                     continue;
                 }
+                spans = true;
                 view.copy(text, copied, open);
                 match mode {
                     CodeSpans::Transparent => view.copy(text, open + 1, close),
@@ -1217,9 +1265,11 @@ impl CodeView {
                 copied = close + 1;
                 i = close + 1;
             }
+            if spans {
+                view.copy(text, copied, line_end);
+            }
             line_start = line_end;
         }
-        view.copy(text, copied, text.len());
         view
     }
 

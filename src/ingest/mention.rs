@@ -270,7 +270,9 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         if flag_cue.is_some() || text[line_start..start].trim_end().ends_with("--repo") {
             repo_context = true;
         }
-        if !repo_context && followed_by_repo_word(text, end, cues) {
+        if !repo_context
+            && (followed_by_repo_word(text, end, cues) || named_after_repo_word(text, line_start, start, cues))
+        {
             repo_context = true;
         }
         candidates.push(Candidate {
@@ -307,6 +309,15 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         let colons: Vec<usize> =
             memchr::memchr_iter(b':', &bytes[line_start..line_stop]).map(|i| line_start + i).collect();
         let clauses = clause_breaks(text, line_start, line_stop);
+        // Only where another repo can be the subject: a line naming two or more.
+        let dependency_verbs: Vec<(usize, usize)> = match line.len() {
+            0 | 1 => Vec::new(),
+            _ => cues
+                .dependency_verbs_in(&text[line_start..line_stop])
+                .into_iter()
+                .map(|(a, b)| (a + line_start, b + line_start))
+                .collect(),
+        };
         // Read only on lines that name a node: most of a log names none.
         let hedges: Vec<(usize, usize, Void)> = cues
             .find_hedges(&text[line_start..line_stop])
@@ -395,10 +406,15 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 strong = true;
                 cue_at = c.start;
             }
-            if !strong && let Some(compound) = cues.compound_after(text, c.end, s_end) {
+            let testing_cue = matches!(cue, Some((CueClass::Testing, _))) && c.flag_cue.is_none();
+            if let Some(compound) = cues.compound_after(text, c.end, s_end)
+                && (!strong || testing_cue && cues.is_project_part(&compound.1))
+            {
+                // "All 96 tests green on the turso store": what ran is the project's part
+                // built on the repo, not the repo.
                 // "explored the DuckDB integration": the noun the mention qualifies says
                 // what the repo is to the project, closer than any word around it. A part
-                // of the project built on it ("the usearch crate", "the codex adapter") is
+                // of the project built on it ("the usearch crate", "the dagger adapter") is
                 // strong, unless the sentence's own word is of another class ("scraped the
                 // dojo crate: 367 chunks" ran on it).
                 let other_class = cue.as_ref().is_some_and(|(class, _)| *class != compound.0)
@@ -607,6 +623,10 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                         hedges.get(i).filter(|h| h.1 <= to).map(said)
                     })
                     .or_else(|| inherited.then(|| hedges.iter().find(|h| h.2 == Void::Rejection).map(said))?)
+                    .or_else(|| {
+                        let (from, _) = clause_bounds(&clauses, s_start, s_end, c.start);
+                        dependency_of_another(text, line, &dependency_verbs, c, from)
+                    })
             };
             let mut voided = hedge.is_some() || read_index;
             if let Some(hedge) = hedge {
@@ -631,6 +651,19 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 strong = denied_use;
                 bound = false;
                 voided = !denied_use;
+            } else if !bound
+                && !owned
+                && !retracted
+                && !matches!(cue, Some((CueClass::Ending, _)))
+                && let Some(negation) = cues.negation_right_before(text, s_start, c.start)
+                && !cues.failure_right_after(text, c.end, s_end)
+            {
+                // "a plain bash loop, no dagger involved", "ran it on SDL, not duckdb": the
+                // repo named is the one that was not there, whatever its sentence did.
+                cue = Some((CueClass::Plain, format!("negated: \"{negation} {}\"", &text[c.start..c.end])));
+                strong = false;
+                inherited = false;
+                voided = true;
             } else if (inherited || !strong)
                 && !bound
                 && !owned
@@ -1179,13 +1212,18 @@ const MAX_MANIFEST_PREFIX: usize = 48;
 /// How many characters of a dependency tree's version are shown in its cue.
 const MAX_VERSION_SHOWN: usize = 24;
 
+/// Commands that add a dependency to the project's manifest.
+const ADD_COMMANDS: [&str; 6] = ["cargo add ", "npm install ", "pnpm add ", "yarn add ", "uv add ", "poetry add "];
+
 /// A manifest entry naming the mention that [`Cues::dependency_line`] (`name = "1.2"`)
 /// does not see, read in a bounded window before it:
 /// - a branch of a dependency tree, `cargo tree` (`├── scryer-prolog v0.9.4`) or `npm ls`
 ///   (`└─┬ @google/gemini-cli@0.11.2`): the branch's drawing only, then the name, then its
 ///   version;
 /// - the value of a `package` key: an adapter's `package = "opencode-ai"`, Cargo's rename
-///   `sql = { package = "libsql", … }`, package.json's `"package": "libsql"`.
+///   `sql = { package = "libsql", … }`, package.json's `"package": "libsql"`;
+/// - an add command (`cargo add scryer-prolog@0.9`, [`ADD_COMMANDS`]) and cargo's answer
+///   ("Adding scryer-prolog v0.9.4 to dependencies").
 fn manifest_entry(text: &str, line_start: usize, start: usize, end: usize) -> Option<String> {
     let from = text.floor_char_boundary(start.saturating_sub(MAX_MANIFEST_PREFIX)).max(line_start);
     let before = &text[from..start];
@@ -1199,6 +1237,18 @@ fn manifest_entry(text: &str, line_start: usize, start: usize, end: usize) -> Op
         && before.contains(['─', '-'])
         && before.trim_end().ends_with(['─', '┬', '-'])
         && before.chars().all(|c| matches!(c, ' ' | '\t' | '│' | '├' | '└' | '─' | '┬' | '|' | '`' | '-' | '+'));
+    // `cargo add scryer-prolog@0.9 --no-default-features`, and what cargo answers:
+    // "Adding scryer-prolog v0.9.4 to dependencies".
+    if let Some(command) = ADD_COMMANDS.iter().find_map(|cmd| {
+        let at = before.find(cmd)?;
+        let args = &before[at + cmd.len()..];
+        args.bytes().all(|b| b.is_ascii_alphanumeric() || b" -_=@./".contains(&b)).then_some(*cmd)
+    }) {
+        return Some(format!("`{command}{name}`"));
+    }
+    if before.trim_start().trim_start_matches(['`', '>', ' ']) == "Adding " && versioned(after) {
+        return Some(format!("`Adding {name}` (a package manager's output)"));
+    }
     if branch && versioned(after) {
         let rest = text[end..].strip_prefix(' ').unwrap_or(&text[end..]);
         let version: String = rest.chars().take(MAX_VERSION_SHOWN).take_while(|c| !c.is_whitespace()).collect();
@@ -1211,6 +1261,33 @@ fn manifest_entry(text: &str, line_start: usize, start: usize, end: usize) -> Op
     let named = key.get(word_start..).is_some_and(|k| k.eq_ignore_ascii_case("package"))
         && !key[..word_start].ends_with(|c: char| c.is_alphanumeric() || c == '_');
     named.then(|| format!("package key `{}{name}\"`", &before[word_start..]))
+}
+
+/// How far before a mention the subject of another repo's dependency verb is looked for.
+const MAX_DEPENDENCY_SUBJECT: usize = 160;
+
+/// Another repo's own dependency: a verb of `[hedge] dependency_verbs` (`verbs`, the line's,
+/// in order) before the mention in its clause (from `from`), with another node named
+/// before the verb ("dojo pulls in `snforge_std` from starknet-foundry": starknet-foundry
+/// is dojo's). Binary searches and a bounded window.
+fn dependency_of_another(
+    text: &str,
+    line: &[Candidate],
+    verbs: &[(usize, usize)],
+    c: &Candidate,
+    from: usize,
+) -> Option<String> {
+    let from = c.start.saturating_sub(MAX_DEPENDENCY_SUBJECT).max(from);
+    let (verb_at, verb_end) = *verbs[..verbs.partition_point(|v| v.1 <= c.start)].last().filter(|v| v.0 >= from)?;
+    let verb = &text[verb_at..verb_end];
+    // The nearest before the verb, among those in the window: a bounded walk back.
+    let before_verb = line.partition_point(|o| o.start < verb_at);
+    let subject = line[..before_verb]
+        .iter()
+        .rev()
+        .take_while(|o| o.start >= from)
+        .find(|o| o.node != c.node && o.end <= verb_at)?;
+    Some(format!("another repo's own dependency \"{} {verb}\"", &text[subject.start..subject.end]))
 }
 
 /// How many bytes on each side of a mention an ending phrase (with its filler and object
@@ -1473,6 +1550,19 @@ fn repo_flag(text: &str, line_start: usize, start: usize, end: usize, cues: &Cue
     Some(cue)
 }
 
+/// "the SvelteKit monorepo (kit)", "repo: kit": a repo word, then the name in parentheses,
+/// after a colon or in code.
+fn named_after_repo_word(text: &str, line_start: usize, start: usize, cues: &Cues) -> bool {
+    let from = text.floor_char_boundary(start.saturating_sub(MAX_REPO_WORD + 4)).max(line_start);
+    let before = &text[from..start];
+    let rest = before.trim_end_matches(['(', ':', '`', ' ']);
+    if rest.len() == before.len() || !before[rest.len()..].contains(['(', ':', '`']) {
+        return false;
+    }
+    let word = rest.rsplit(|c: char| !c.is_alphanumeric()).next().unwrap_or("");
+    !word.is_empty() && cues.repo_words.iter().any(|w| w.eq_ignore_ascii_case(word))
+}
+
 fn followed_by_repo_word(text: &str, end: usize, cues: &Cues) -> bool {
     let rest = &text[end..];
     let rest = rest.strip_prefix("'s").unwrap_or(rest);
@@ -1719,6 +1809,49 @@ mod tests {
     fn cue_of(text: &str, repo: &str) -> (CueClass, String) {
         let (_, class, cue) = check(text).into_iter().find(|(id, ..)| id == repo).expect(repo);
         (class, cue)
+    }
+
+    #[test]
+    fn a_negated_name_another_repos_dependency_and_the_projects_part_under_test() {
+        let strong_of = |text: &str, repo: &str| {
+            let (matcher, cues) = world();
+            let found = extract(text, &matcher, &cues, Some("patina"));
+            let m = found.into_iter().find(|m| matcher.node_id(m.node) == repo).expect(repo);
+            (m.cue_class, m.strong_cue)
+        };
+        // A repo right after a negation was not there, whatever its sentence did.
+        let (class, why) = cue_of("- Fixture runner is a plain bash loop, no dagger involved", "dagger");
+        assert_eq!((class, why.as_str()), (CueClass::Plain, "negated: \"no dagger\""));
+        assert_eq!(cue_of("- Ran the scraper on dojo, not SDL", "SDL").0, CueClass::Plain);
+        assert_eq!(cue_of("- Ran the scraper on dojo, not SDL", "dojo").0, CueClass::Testing);
+        assert_eq!(
+            cue_of("- the turso and memista checkouts are leftovers, neither is scraped", "memista").0,
+            CueClass::Plain
+        );
+        // … but not before a failure word: a run that passed.
+        assert_ne!(cue_of("- Re-ran the scrape on dojo: no SDL panics", "SDL").1, "negated: \"no SDL\"");
+        // Another repo's own dependency is that repo's, not the project's; the subject stays tested.
+        let theirs = "- Scraped dojo: 18% of symbols are tests; dojo pulls in memista for its fixtures, 40 chunks";
+        let (class, why) = cue_of(theirs, "memista");
+        assert_eq!(class, CueClass::Plain);
+        assert!(why.starts_with("another repo's own dependency \"dojo pulls in\""), "{why}");
+        assert_eq!(cue_of(theirs, "dojo").0, CueClass::Testing);
+        // A test run on the project's part built on a repo ran the project, which uses it.
+        assert_eq!(cue_of("- All 96 tests green on the turso store", "turso").0, CueClass::Using);
+        // Adding a dependency with a package manager, and its answer, declare a use.
+        assert_eq!(
+            strong_of("$ cargo add scryer-prolog@0.9 --no-default-features", "scryer-prolog"),
+            (CueClass::Using, true)
+        );
+        assert_eq!(
+            strong_of("      Adding scryer-prolog v0.9.4 to dependencies", "scryer-prolog"),
+            (CueClass::Using, true)
+        );
+        assert_ne!(strong_of("$ cargo build && ./run duckdb", "duckdb"), (CueClass::Using, true));
+        // A friend's project, a separate repo of the developer's: not this project's.
+        assert_eq!(cue_of("- A friend's agent built on dagger hit the same wall", "dagger").0, CueClass::Plain);
+        let jam = "- the jam game (~/projects/jam, separate repo) runs on game-engine";
+        assert_eq!(cue_of(jam, "game-engine").0, CueClass::Plain);
     }
 
     #[test]
@@ -2478,8 +2611,8 @@ mod tests {
             // Inline lists, failure subjects and owner/name references, many per line.
             let lists = "Tested repos: duckdb, dagger failed on x, [[o/dojo]] ";
             // Dependency lines that never close, index files, a verb of study.
-            let manifest =
-                "dojo = { version duckdb.db read the SDL ├── dojo v1 package = \"SDL\" tests in dojo lean on SDL; ";
+            let manifest = "dojo = { version duckdb.db read the SDL ├── dojo v1 package = \"SDL\" tests in dojo lean on SDL; \
+                 cargo add dojo --x no SDL dojo pulls in duckdb monorepo (dojo) green on the dagger store ";
             // An item about dojo whose sentences hold many cues and mentions.
             let item = "Read the code in the repo. dojo and dojo tested. ";
             format!(
