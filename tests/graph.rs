@@ -1291,7 +1291,9 @@ struct WholeSetLabel {
 /// held out. `eval/precision-traps-11` (stop 40, precision: look-alikes written beside real
 /// relations in the same shapes, a test subject's own dependencies, comparisons, plans,
 /// listings, negations, other projects) had its figures taken before any choice, then
-/// became a fit set; `eval/precision-traps-12` (stop 40, the same brief) is held out. Sets 6
+/// became a fit set; `eval/precision-traps-12` (stop 40, the same brief) is held out;
+/// `eval/precision-traps-13` (stop 40, precision around test subjects, plans and roles)
+/// had its figures taken before any choice, then became a fit set. Sets 6
 /// on also carry whole-set labels (what holds after the last log, what a
 /// later log ended). `cargo test --test graph
 /// precision_traps -- --nocapture` prints the tables.
@@ -1314,6 +1316,7 @@ fn precision_traps_table() {
         ("eval/precision-traps-10", true),
         ("eval/precision-traps-11", false),
         ("eval/precision-traps-12", true),
+        ("eval/precision-traps-13", false),
     ];
     for (set, held_out) in sets {
         let (row, misses, sessions) = precision_trap_scores(&root().join(set), model.as_deref());

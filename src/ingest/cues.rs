@@ -133,6 +133,8 @@ struct RawHedge {
     plan_nouns: Vec<String>,
     #[serde(default)]
     dependency_verbs: Vec<String>,
+    #[serde(default)]
+    owner_words: Vec<String>,
 }
 
 /// What a void phrase (`[hedge]`) says of its clause.
@@ -261,6 +263,9 @@ pub struct Cues {
     dependency_verbs: AhoCorasick,
     /// Lower-cased compounds that name the project's own part (`[using] project_parts`).
     project_parts: Vec<String>,
+    /// Words right after a repo in a lead-in that make the block that repo's own things
+    /// (`[hedge] owner_words`: " itself", "'s own").
+    pub owner_words: Vec<String>,
     /// Lower-cased possessives that, right before a mention, make it the project's own
     /// ("our DuckDB", "Patina's Dagger integration"), with their class (`owners` in
     /// `rules/cues.toml`; `{project}` stands for the ingesting project's id).
@@ -393,6 +398,7 @@ impl Cues {
             merged.hedge.lead_ins.extend(raw.hedge.lead_ins);
             merged.hedge.plan_nouns.extend(raw.hedge.plan_nouns);
             merged.hedge.dependency_verbs.extend(raw.hedge.dependency_verbs);
+            merged.hedge.owner_words.extend(raw.hedge.owner_words);
             merged.hedge.other_parties.extend(raw.hedge.other_parties);
             merged.hedge.rejections.extend(raw.hedge.rejections);
             merged.negation.words.extend(raw.negation.words);
@@ -598,6 +604,7 @@ impl Cues {
                 .build(lower(merged.hedge.dependency_verbs.clone()))
                 .map_err(|e| format!("dependency verbs: {e}"))?,
             project_parts: lower(merged.using.project_parts.clone()),
+            owner_words: merged.hedge.owner_words.clone(),
             owners,
             result_units,
             repo_words: lower(merged.context.repo_words),
@@ -975,7 +982,7 @@ impl Cues {
     /// happen is a result ("- SDL: no panics", see `failure_words`).
     pub fn skipped_right_after<'t>(&self, text: &'t str, end: usize, to: usize) -> Option<&'t str> {
         let after = &text[end..text.floor_char_boundary(to.min(end + MAX_NEGATION_BYTES))];
-        let rest = after.trim_start_matches([' ', '\t', '\u{2014}', '\u{2013}', '-', ':', ',', '*', '`', '_']);
+        let rest = after.trim_start_matches([' ', '\t', '\u{2014}', '\u{2013}', '-', ':', ',', '*', '`', '_', ')']);
         // Only past a separator or a space: "memista-not" is no item.
         if rest.len() == after.len() {
             return None;
@@ -987,6 +994,12 @@ impl Cues {
         let next = &next[..word_end(next)];
         let listed = |list: &[String], w: &str| list.iter().any(|l| prefix_of(w, l) == Some(w.len()));
         (!word.is_empty() && listed(&self.item_skips, word) && !listed(&self.failure_words, next)).then_some(word)
+    }
+
+    /// Whether a skip word says so whatever stands before the repo ("Rust fixture (loro):
+    /// skipped this month"): "skip", "skipped", "skipping"; not "not", "no", "never".
+    pub fn is_explicit_skip(&self, word: &str) -> bool {
+        prefix_of(word, "skip").is_some()
     }
 
     /// Whether a failure word follows the mention ending at `end` (within `[end, to)`): "no

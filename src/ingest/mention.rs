@@ -219,6 +219,9 @@ struct LeadIn {
     /// lead-ins): one that names its source ("Idea taken from turso:") is about that
     /// source only.
     names: Vec<usize>,
+    /// A node the lead-in says the block is the own things of ("what dojo itself pulls
+    /// in:", "death-mountain's own setup:"), with why: other repos in the block are its.
+    owner: Option<(usize, String)>,
 }
 
 const MAX_SENTENCE: usize = 400;
@@ -610,6 +613,9 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 Some("an open task (\"[ ]\": not done)".to_string())
             } else if let Some(plan) = lead_in.as_ref().and_then(|l| l.plan.clone()) {
                 Some(plan)
+            } else if let Some((_, why)) = lead_in.as_ref().and_then(|l| l.owner.as_ref()).filter(|(n, _)| *n != c.node)
+            {
+                Some(why.clone())
             } else {
                 // The mention's clause, its cue's, and its inline list's lead-in ("From the
                 // reporter: A; B").
@@ -664,11 +670,11 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 strong = false;
                 inherited = false;
                 voided = true;
-            } else if (inherited || !strong)
-                && !bound
+            } else if !bound
                 && !owned
-                && starts_its_item(&text[line_start..c.start])
                 && let Some(word) = cues.skipped_right_after(text, c.end, s_end)
+                && (cues.is_explicit_skip(word)
+                    || (inherited || !strong) && starts_its_item(&text[line_start..c.start]))
             {
                 // "## Bench" then "- memista — not cloned, skip": left out of the runs.
                 cue = Some((CueClass::Plain, format!("skipped: \"{} … {word}\"", &text[c.start..c.end])));
@@ -1000,7 +1006,28 @@ fn find_lead_in(
             names.push(node);
         }
     }
-    Some(LeadIn { label, cue, plan, ending, names })
+    // "walked through what dojo itself pulls in:", "death-mountain's own setup:": the
+    // block lists a repo's own things. Read only on a lead-in with "itself" or "'s own".
+    let mut owner = None;
+    if cues.owner_words.iter().any(|w| memchr::memmem::find(lead_text.as_bytes(), w.as_bytes()).is_some()) {
+        for m in matcher.automaton.find_iter(lead_text).take(MAX_LEAD_IN_NAMES) {
+            let node = matcher.terms[m.pattern().as_usize()].node;
+            let own_project = skip_node.is_some_and(|skip| matcher.ids[node].eq_ignore_ascii_case(skip));
+            if own_project || !is_word_boundary(lead_text.as_bytes(), m.start(), m.end()) {
+                continue;
+            }
+            if let Some(word) = cues.owner_words.iter().find(|w| lead_text[m.end()..].starts_with(w.as_str())) {
+                let why = format!(
+                    "another repo's own \"{}{word}\" (lead-in \"{label}\", line {})",
+                    &lead_text[m.start()..m.end()],
+                    lead + 1
+                );
+                owner = Some((node, why));
+                break;
+            }
+        }
+    }
+    Some(LeadIn { label, cue, plan, ending, names, owner })
 }
 
 /// A table row read against its table's header, once per row: which of its cells sit
@@ -1852,6 +1879,29 @@ mod tests {
         assert_eq!(cue_of("- A friend's agent built on dagger hit the same wall", "dagger").0, CueClass::Plain);
         let jam = "- the jam game (~/projects/jam, separate repo) runs on game-engine";
         assert_eq!(cue_of(jam, "game-engine").0, CueClass::Plain);
+    }
+
+    #[test]
+    fn a_block_of_a_repos_own_things_and_an_explicit_skip() {
+        // A lead-in that says the block is a repo's own things: the other repos it names
+        // are that repo's; the repo itself keeps its own cue.
+        let own = "Walked through what dojo itself pulls in:\n\n\
+                   - `Scarb.toml` has memista as a dev-dependency\n\
+                   - the README lists games built on dojo, game-engine among them\n";
+        let (class, why) = cue_of(own, "memista");
+        assert_eq!(class, CueClass::Plain);
+        assert!(why.starts_with("another repo's own \"dojo itself\""), "{why}");
+        assert_eq!(cue_of(own, "game-engine").0, CueClass::Plain);
+        let subject = "Context for the scanner result, this is all the subject repo's own setup:\n\n\
+                       - pins dagger as a dependency\n";
+        assert_eq!(cue_of(subject, "dagger").0, CueClass::Plain);
+        // Not the project's own: "patina's own index" leads a real benchmark.
+        let ours = "Benchmark on patina's own index:\n\n- duckdb: 12.1s, 340 chunks\n";
+        assert_eq!(cue_of(ours, "duckdb").0, CueClass::Testing);
+        // "skipped" right after a repo says it was left out, wherever it stands.
+        let skipped = "- 07:20 Rust fixture (loro): skipped this month\n- 07:25 C fixture (SDL): 1,412 files\n";
+        assert_eq!(cue_of(skipped, "loro").0, CueClass::Plain);
+        assert_eq!(cue_of(skipped, "SDL").0, CueClass::Testing);
     }
 
     #[test]
