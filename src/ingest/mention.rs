@@ -1902,6 +1902,11 @@ mod tests {
         let skipped = "- 07:20 Rust fixture (loro): skipped this month\n- 07:25 C fixture (SDL): 1,412 files\n";
         assert_eq!(cue_of(skipped, "loro").0, CueClass::Plain);
         assert_eq!(cue_of(skipped, "SDL").0, CueClass::Testing);
+        // The repo named as what the tool is tried on, and a run with its count.
+        let subject = "Added memista as the TypeScript eval subject (75 queries, weak on re-exports).";
+        assert_eq!(cue_of(subject, "memista").0, CueClass::Testing);
+        let ran = "First external scry eval ran on dojo: 90 queries, recall@10 between 0.73 and 0.98.";
+        assert_eq!(cue_of(ran, "dojo").0, CueClass::Testing);
     }
 
     #[test]
