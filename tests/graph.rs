@@ -1293,7 +1293,10 @@ struct WholeSetLabel {
 /// listings, negations, other projects) had its figures taken before any choice, then
 /// became a fit set; `eval/precision-traps-12` (stop 40, the same brief) is held out;
 /// `eval/precision-traps-13` (stop 40, precision around test subjects, plans and roles)
-/// had its figures taken before any choice, then became a fit set. Sets 6
+/// had its figures taken before any choice, then became a fit set;
+/// `eval/precision-traps-14` (stop 41, ordinary sessions with mentions in passing:
+/// chores, tool output, suggestions, recaps, paths, commit messages) likewise;
+/// `eval/precision-traps-15` (stop 41, the same brief) is held out. Sets 6
 /// on also carry whole-set labels (what holds after the last log, what a
 /// later log ended). `cargo test --test graph
 /// precision_traps -- --nocapture` prints the tables.
@@ -1317,6 +1320,8 @@ fn precision_traps_table() {
         ("eval/precision-traps-11", false),
         ("eval/precision-traps-12", true),
         ("eval/precision-traps-13", false),
+        ("eval/precision-traps-14", false),
+        ("eval/precision-traps-15", true),
     ];
     for (set, held_out) in sets {
         let (row, misses, sessions) = precision_trap_scores(&root().join(set), model.as_deref());

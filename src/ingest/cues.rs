@@ -60,6 +60,9 @@ struct RawClass {
     project_parts: Vec<String>,
     #[serde(default)]
     owners: Vec<String>,
+    /// Commands that add a dependency to the project's manifest (`cargo add`).
+    #[serde(default)]
+    add_commands: Vec<String>,
     #[serde(default)]
     gapped_verbs: Vec<String>,
     #[serde(default)]
@@ -169,6 +172,8 @@ struct RawNegation {
     failure_words: Vec<String>,
     #[serde(default)]
     item_skips: Vec<String>,
+    #[serde(default)]
+    explicit_skips: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -180,6 +185,8 @@ struct RawContext {
     repo_path_segments: Vec<String>,
     #[serde(default)]
     index_files: Vec<String>,
+    #[serde(default)]
+    query_words: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -239,6 +246,11 @@ pub struct Cues {
     failure_words: Vec<String>,
     /// Words right after a list item's repo that say it was left out (`item_skips`).
     item_skips: Vec<String>,
+    /// Stems of those that say so wherever the repo stands (`explicit_skips`).
+    explicit_skips: Vec<String>,
+    /// Lower-cased commands that add a dependency (`[using] add_commands`), each ending
+    /// in one space: "cargo add ".
+    pub add_commands: Vec<String>,
     pub repo_flag_commands: Vec<String>,
     /// Lower-cased verbs of taking and of study (the learning class's `gapped_verbs` and
     /// `study_verbs`), longest first: right before a repo's possessive they learn from it
@@ -274,6 +286,9 @@ pub struct Cues {
     /// weak phrase of the class in a sentence reporting one is strong (`result_units`).
     pub result_units: Vec<(String, CueClass)>,
     pub repo_words: Vec<String>,
+    /// Lower-cased words of searching (`[context] query_words`): a quoted string after
+    /// one is a query's text, and its phrases are no cue.
+    query_words: Vec<String>,
     /// Lower-cased header cells of a table's repo column (`repo_columns` in `[lead_in]`).
     pub repo_columns: Vec<String>,
     /// Lower-cased header cells of a column of the project's options (`option_columns`).
@@ -327,6 +342,12 @@ const MAX_DEPENDENCY_VALUE: usize = 256;
 /// Marks of a run that passed or failed, in a results table's cell.
 const PASS_FAIL_MARKS: [char; 6] = ['\u{2705}', '\u{274c}', '\u{2713}', '\u{2717}', '\u{2714}', '\u{2718}'];
 
+/// How far into a parenthesis after a mention its count is read, in bytes.
+const MAX_COUNT_BYTES: usize = 32;
+
+/// How far around a cue phrase the quotes of a query are looked for, in bytes.
+const MAX_QUERY_BYTES: usize = 160;
+
 /// The most words between a negation and the cue phrase it voids ("not a fixture").
 const NEGATION_REACH: usize = 2;
 /// How far back from a cue phrase a negation is looked for, in bytes.
@@ -370,6 +391,7 @@ impl Cues {
                 into.strong_compounds.extend(from.strong_compounds);
                 into.project_parts.extend(from.project_parts);
                 into.owners.extend(from.owners);
+                into.add_commands.extend(from.add_commands);
                 into.gapped_verbs.extend(from.gapped_verbs);
                 into.gapped_prepositions.extend(from.gapped_prepositions);
                 into.study_verbs.extend(from.study_verbs);
@@ -404,7 +426,9 @@ impl Cues {
             merged.negation.words.extend(raw.negation.words);
             merged.negation.failure_words.extend(raw.negation.failure_words);
             merged.negation.item_skips.extend(raw.negation.item_skips);
+            merged.negation.explicit_skips.extend(raw.negation.explicit_skips);
             merged.context.repo_words.extend(raw.context.repo_words);
+            merged.context.query_words.extend(raw.context.query_words);
             merged.context.repo_path_segments.extend(raw.context.repo_path_segments);
             merged.context.index_files.extend(raw.context.index_files);
             merged.ambiguous.ids.extend(raw.ambiguous.ids);
@@ -589,6 +613,11 @@ impl Cues {
             negators: lower(merged.negation.words).into_iter().map(|w: String| w.replace('\u{2019}', "'")).collect(),
             failure_words: lower(merged.negation.failure_words),
             item_skips: lower(merged.negation.item_skips),
+            explicit_skips: lower(merged.negation.explicit_skips),
+            add_commands: lower(merged.using.add_commands.clone())
+                .into_iter()
+                .map(|c: String| format!("{} ", c.trim()))
+                .collect(),
             repo_flag_commands: lower(merged.testing.repo_flag_commands),
             taking_verbs: longest_first(
                 merged.learning.gapped_verbs.iter().chain(&merged.learning.study_verbs).cloned().collect(),
@@ -608,6 +637,7 @@ impl Cues {
             owners,
             result_units,
             repo_words: lower(merged.context.repo_words),
+            query_words: lower(merged.context.query_words),
             repo_columns: lower(merged.lead_in.repo_columns),
             option_columns: lower(merged.lead_in.option_columns),
             result_columns: lower(merged.lead_in.result_columns),
@@ -794,6 +824,23 @@ impl Cues {
         None
     }
 
+    /// A run's count in parentheses right after the mention ending at `end` (within the
+    /// sentence ending at `s_end`): "Large repos like duckdb (5,309 files) take ~3
+    /// minutes", "the usearch fixture (9,870 symbols)". Counting a repo's files, symbols
+    /// or chunks is what running the tool on it does. A count of things only: not a time
+    /// or a share ("turso (40% slower)", "dojo (3 s)").
+    pub fn count_right_after<'t>(&self, text: &'t str, end: usize, s_end: usize) -> Option<&'t str> {
+        let rest = text[end..s_end].strip_prefix('`').unwrap_or(&text[end..s_end]);
+        let inner = rest.strip_prefix(" (")?;
+        let inner = &inner[..inner.floor_char_boundary(inner.len().min(MAX_COUNT_BYTES))];
+        let inner = &inner[..inner.find(')').unwrap_or(inner.len())];
+        let count = self.counted_result(inner, CueClass::Testing)?;
+        let unit = count.trim_end_matches(|c: char| c.is_ascii_alphabetic() || c == '%');
+        let unit = &count[unit.len()..];
+        let counts_things = !["ms", "s", "seconds", "%"].iter().any(|u| u.eq_ignore_ascii_case(unit));
+        (inner.starts_with(count) && counts_things).then_some(count)
+    }
+
     /// The owner possessive right before a mention starting at `start`, within the
     /// sentence starting at `s_start`: "our DuckDB", "Patina's simple Dagger approach" (at
     /// most one lower-case word between). `project` stands for `{project}`. `(class, words)`.
@@ -856,7 +903,34 @@ impl Cues {
 
     /// [`Cues::find_all`], and apart the phrases a negation voids ("we don't scrape it").
     pub fn find_all_and_negated(&self, text: &str) -> (Vec<CueHit>, Vec<CueHit>) {
-        self.find_spanning_code(text).into_iter().partition(|h| !self.negated(text, h))
+        let mut hits = self.find_spanning_code(text);
+        if !self.query_words.is_empty() && text.contains('"') {
+            hits.retain(|h| !self.in_quoted_query(text, h));
+        }
+        hits.into_iter().partition(|h| !self.negated(text, h))
+    }
+
+    /// Whether `hit` lies inside a double-quoted query on its line: a quoted string
+    /// opened after a word of searching (`[context] query_words`), as in `patina scry
+    /// --repo dojo "how does sozo migrate"` or searched for "games built on dojo". The
+    /// query's words are what was searched for, not what was done. Read within
+    /// [`MAX_QUERY_BYTES`] of the hit on each side.
+    fn in_quoted_query(&self, text: &str, hit: &CueHit) -> bool {
+        let bytes = text.as_bytes();
+        let from = text.floor_char_boundary(hit.start.saturating_sub(MAX_QUERY_BYTES));
+        let before = &text[from..hit.start];
+        let before = before.rfind('\n').map_or(before, |i| &before[i + 1..]);
+        // The opening quote: the only quote between the line (or window) start and the hit.
+        let Some(open) = before.rfind('"') else { return false };
+        if before[..open].contains('"') {
+            return false;
+        }
+        let to = text.floor_char_boundary((hit.end + MAX_QUERY_BYTES).min(text.len()));
+        let closed = bytes[hit.end..to].iter().take_while(|&&b| b != b'\n').any(|&b| b == b'"');
+        closed
+            && before[..open]
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| self.query_words.iter().any(|q| q.eq_ignore_ascii_case(w)))
     }
 
     fn find_spanning_code(&self, text: &str) -> Vec<CueHit> {
@@ -964,7 +1038,8 @@ impl Cues {
     }
 
     /// A negation right before the mention at `start` (within `[from, start)`), an article
-    /// at most between: "no turso crate", "not the Dagger pipeline". Not "not only".
+    /// at most between, or "nothing"/"none" and "from"/"of": "no turso crate", "not the
+    /// Dagger pipeline", "nothing from the Dagger SDK". Not "not only".
     pub fn negation_right_before<'t>(&self, text: &'t str, from: usize, start: usize) -> Option<&'t str> {
         let before =
             text[text.floor_char_boundary(start.saturating_sub(MAX_NEGATION_BYTES)).max(from)..start].trim_end();
@@ -972,6 +1047,10 @@ impl Cues {
         let mut word = words.next()?;
         if ["the", "a", "an", "any"].iter().any(|a| a.eq_ignore_ascii_case(word)) {
             word = words.next()?;
+        }
+        // "nothing from the Dagger SDK is left", "none of the turso code".
+        if ["from", "of"].iter().any(|p| p.eq_ignore_ascii_case(word)) {
+            word = words.next().filter(|w| ["nothing", "none"].iter().any(|n| n.eq_ignore_ascii_case(w)))?;
         }
         self.negators.iter().any(|n| n.eq_ignore_ascii_case(word)).then_some(word)
     }
@@ -981,7 +1060,7 @@ impl Cues {
     /// runs ("- memista — not cloned, skip", "- SDL: skipped"). A failure that did not
     /// happen is a result ("- SDL: no panics", see `failure_words`).
     pub fn skipped_right_after<'t>(&self, text: &'t str, end: usize, to: usize) -> Option<&'t str> {
-        let after = &text[end..text.floor_char_boundary(to.min(end + MAX_NEGATION_BYTES))];
+        let after = right_after(text, end, to);
         let rest = after.trim_start_matches([' ', '\t', '\u{2014}', '\u{2013}', '-', ':', ',', '*', '`', '_', ')']);
         // Only past a separator or a space: "memista-not" is no item.
         if rest.len() == after.len() {
@@ -997,16 +1076,16 @@ impl Cues {
     }
 
     /// Whether a skip word says so whatever stands before the repo ("Rust fixture (loro):
-    /// skipped this month"): "skip", "skipped", "skipping"; not "not", "no", "never".
+    /// skipped this month", `[negation] explicit_skips`): "skip", "skipped", "skipping";
+    /// not "not", "no", "never".
     pub fn is_explicit_skip(&self, word: &str) -> bool {
-        prefix_of(word, "skip").is_some()
+        self.explicit_skips.iter().any(|stem| prefix_of(word, stem).is_some())
     }
 
     /// Whether a failure word follows the mention ending at `end` (within `[end, to)`): "no
     /// SDL panics" is a run on SDL that passed, not SDL denied.
     pub fn failure_right_after(&self, text: &str, end: usize, to: usize) -> bool {
-        let after = &text[end..text.floor_char_boundary(to.min(end + MAX_NEGATION_BYTES))];
-        let rest = after.trim_start_matches(['`', '*', '_', ' ', '\t']);
+        let rest = right_after(text, end, to).trim_start_matches(['`', '*', '_', ' ', '\t']);
         let word = &rest[..rest.find(|c: char| !c.is_alphanumeric()).unwrap_or(rest.len())];
         !word.is_empty() && self.failure_words.iter().any(|w| w.eq_ignore_ascii_case(word))
     }
@@ -1348,6 +1427,12 @@ pub fn is_word_boundary(bytes: &[u8], start: usize, end: usize) -> bool {
     let before = start == 0 || !is_word(bytes[start - 1]);
     let after = end >= bytes.len() || !is_word(bytes[end]);
     before && after
+}
+
+/// The text right after a mention ending at `end`, up to `to` and at most
+/// [`MAX_NEGATION_BYTES`]: where a skip or a failure word is read.
+fn right_after(text: &str, end: usize, to: usize) -> &str {
+    &text[end..text.floor_char_boundary(to.min(end + MAX_NEGATION_BYTES))]
 }
 
 /// The length in bytes of the start of `text` that reads `listed` (lower-case): ASCII case

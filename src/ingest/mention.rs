@@ -308,7 +308,8 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         let (line_start, line_stop) = (line_starts[line_idx], line_end(line_idx));
         let mut found: Vec<FoundMention> = Vec::new();
         nodes_on_line.clear();
-        let breaks = sentence_breaks(bytes, line_start, line_stop);
+        let mut breaks = sentence_breaks(bytes, line_start, line_stop);
+        add_breaks_before_names(bytes, line_start, line.iter().map(|c| c.start), &mut breaks);
         let colons: Vec<usize> =
             memchr::memchr_iter(b':', &bytes[line_start..line_stop]).map(|i| line_start + i).collect();
         let clauses = clause_breaks(text, line_start, line_stop);
@@ -410,7 +411,14 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 cue_at = c.start;
             }
             let testing_cue = matches!(cue, Some((CueClass::Testing, _))) && c.flag_cue.is_none();
-            if let Some(compound) = cues.compound_after(text, c.end, s_end)
+            if let Some(flag) = feature_flag(text, line_start, c.start) {
+                // `cargo bench --features turso`, `turso = ["dep:turso"]`: the project's own
+                // build option named after the repo, whatever the command runs.
+                cue = Some((CueClass::Using, format!("cargo feature `{flag}{}`", &text[c.start..c.end])));
+                strong = true;
+                bound = true;
+                cue_at = c.start;
+            } else if let Some(compound) = cues.compound_after(text, c.end, s_end)
                 && (!strong || testing_cue && cues.is_project_part(&compound.1))
             {
                 // "All 96 tests green on the turso store": what ran is the project's part
@@ -436,9 +444,14 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 cue = Some((CueClass::Using, format!("dependency line `{}{line}`", &text[c.start..c.end])));
                 strong = true;
                 cue_at = c.start;
-            } else if !strong && let Some(entry) = manifest_entry(text, line_start, c.start, c.end) {
+            } else if !strong && let Some(entry) = manifest_entry(cues, text, line_start, c.start, c.end) {
                 // `├── scryer-prolog v0.9.4` from `cargo tree`, `package = "opencode-ai"`.
                 cue = Some((CueClass::Using, entry));
+                strong = true;
+                cue_at = c.start;
+            } else if !strong && let Some(count) = cues.count_right_after(text, c.end, s_end) {
+                // "Large repos like duckdb (5,309 files) take ~3 minutes": a run's count.
+                cue = Some((CueClass::Testing, format!("{} ({count})", &text[c.start..c.end])));
                 strong = true;
                 cue_at = c.start;
             }
@@ -641,35 +654,30 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 strong = false;
                 bound = false;
                 inherited = false;
-            } else if bound
-                && !owned
+            } else if !owned
                 && let Some(negation) = cues.negation_right_before(text, s_start, c.start)
+                && (bound
+                    || !retracted
+                        && !matches!(cue, Some((CueClass::Ending, _)))
+                        && !cues.failure_right_after(text, c.end, s_end))
             {
-                // "no turso crate in Cargo.lock": the thing the compound names is not there.
-                // A dependency that is not there ("there is no opencode dependency") says
-                // the repo is not used, as "X is not used" does: an ending.
+                // A repo right after a negation was not there, whatever its sentence did: "a
+                // plain bash loop, no dagger involved", "ran it on SDL, not duckdb", "no turso
+                // crate in Cargo.lock". A dependency that is not there ("there is no opencode
+                // dependency") says the repo is not used, as "X is not used" does: an ending.
+                // A failure word after ("no SDL panics") is a run that passed.
                 let absent = format!("{negation} {}", &text[c.start..c.end]);
-                let denied_use = negation.eq_ignore_ascii_case("no") && matches!(cue, Some((CueClass::Using, _)));
+                let denied_use =
+                    bound && negation.eq_ignore_ascii_case("no") && matches!(cue, Some((CueClass::Using, _)));
                 cue = Some(match denied_use {
                     true => (CueClass::Ending, format!("{absent} {}", cue.as_ref().map_or("", |(_, noun)| noun))),
                     false => (CueClass::Plain, format!("negated: \"{absent}\"")),
                 });
+                // An unbound mention drops the cue it inherited from its list's lead-in.
+                inherited &= bound;
                 strong = denied_use;
                 bound = false;
                 voided = !denied_use;
-            } else if !bound
-                && !owned
-                && !retracted
-                && !matches!(cue, Some((CueClass::Ending, _)))
-                && let Some(negation) = cues.negation_right_before(text, s_start, c.start)
-                && !cues.failure_right_after(text, c.end, s_end)
-            {
-                // "a plain bash loop, no dagger involved", "ran it on SDL, not duckdb": the
-                // repo named is the one that was not there, whatever its sentence did.
-                cue = Some((CueClass::Plain, format!("negated: \"{negation} {}\"", &text[c.start..c.end])));
-                strong = false;
-                inherited = false;
-                voided = true;
             } else if !bound
                 && !owned
                 && let Some(word) = cues.skipped_right_after(text, c.end, s_end)
@@ -1239,9 +1247,6 @@ const MAX_MANIFEST_PREFIX: usize = 48;
 /// How many characters of a dependency tree's version are shown in its cue.
 const MAX_VERSION_SHOWN: usize = 24;
 
-/// Commands that add a dependency to the project's manifest.
-const ADD_COMMANDS: [&str; 6] = ["cargo add ", "npm install ", "pnpm add ", "yarn add ", "uv add ", "poetry add "];
-
 /// A manifest entry naming the mention that [`Cues::dependency_line`] (`name = "1.2"`)
 /// does not see, read in a bounded window before it:
 /// - a branch of a dependency tree, `cargo tree` (`├── scryer-prolog v0.9.4`) or `npm ls`
@@ -1249,9 +1254,9 @@ const ADD_COMMANDS: [&str; 6] = ["cargo add ", "npm install ", "pnpm add ", "yar
 ///   version;
 /// - the value of a `package` key: an adapter's `package = "opencode-ai"`, Cargo's rename
 ///   `sql = { package = "libsql", … }`, package.json's `"package": "libsql"`;
-/// - an add command (`cargo add scryer-prolog@0.9`, [`ADD_COMMANDS`]) and cargo's answer
+/// - an add command (`cargo add scryer-prolog@0.9`, `[using] add_commands`) and cargo's answer
 ///   ("Adding scryer-prolog v0.9.4 to dependencies").
-fn manifest_entry(text: &str, line_start: usize, start: usize, end: usize) -> Option<String> {
+fn manifest_entry(cues: &Cues, text: &str, line_start: usize, start: usize, end: usize) -> Option<String> {
     let from = text.floor_char_boundary(start.saturating_sub(MAX_MANIFEST_PREFIX)).max(line_start);
     let before = &text[from..start];
     let after = &text[end..text.ceil_char_boundary((end + 2).min(text.len()))];
@@ -1266,10 +1271,10 @@ fn manifest_entry(text: &str, line_start: usize, start: usize, end: usize) -> Op
         && before.chars().all(|c| matches!(c, ' ' | '\t' | '│' | '├' | '└' | '─' | '┬' | '|' | '`' | '-' | '+'));
     // `cargo add scryer-prolog@0.9 --no-default-features`, and what cargo answers:
     // "Adding scryer-prolog v0.9.4 to dependencies".
-    if let Some(command) = ADD_COMMANDS.iter().find_map(|cmd| {
-        let at = before.find(cmd)?;
+    if let Some(command) = cues.add_commands.iter().find_map(|cmd| {
+        let at = before.find(cmd.as_str())?;
         let args = &before[at + cmd.len()..];
-        args.bytes().all(|b| b.is_ascii_alphanumeric() || b" -_=@./".contains(&b)).then_some(*cmd)
+        args.bytes().all(|b| b.is_ascii_alphanumeric() || b" -_=@./".contains(&b)).then_some(cmd)
     }) {
         return Some(format!("`{command}{name}`"));
     }
@@ -1288,6 +1293,27 @@ fn manifest_entry(text: &str, line_start: usize, start: usize, end: usize) -> Op
     let named = key.get(word_start..).is_some_and(|k| k.eq_ignore_ascii_case("package"))
         && !key[..word_start].ends_with(|c: char| c.is_alphanumeric() || c == '_');
     named.then(|| format!("package key `{}{name}\"`", &before[word_start..]))
+}
+
+/// How a cargo feature named after a repo is written right before it: the flag of a
+/// command, or an optional dependency in a `[features]` table.
+const FEATURE_FLAGS: [&str; 4] = ["--features ", "--features=", "-F ", "dep:"];
+
+/// The flag right before the mention at `start` that makes it one of the project's cargo
+/// features (`--features turso`, `"dep:turso"`), if any, not on a diff's removed line. Read
+/// only on the mention's line.
+fn feature_flag(text: &str, line_start: usize, start: usize) -> Option<&'static str> {
+    // A diff's removed line (`-prolog = ["dep:scryer-prolog"]`) takes the feature away.
+    let line = &text[line_start..];
+    if line.starts_with('-') && !line.starts_with("- ") {
+        return None;
+    }
+    let from = text.floor_char_boundary(start.saturating_sub(12)).max(line_start);
+    let before = text[from..start].trim_end_matches(['`', '"']);
+    FEATURE_FLAGS.into_iter().find(|flag| {
+        before.ends_with(flag)
+            && (*flag != "-F " || before[..before.len() - flag.len()].ends_with(|c: char| c.is_whitespace()))
+    })
 }
 
 /// How far before a mention the subject of another repo's dependency verb is looked for.
@@ -1616,6 +1642,51 @@ fn sentence_breaks(bytes: &[u8], line_start: usize, line_stop: usize) -> Vec<usi
         .collect()
 }
 
+/// How far back the word before a full stop is read, in bytes: past the longest of
+/// [`ABBREVIATIONS`].
+const MAX_ABBREVIATION: usize = 8;
+
+/// Abbreviations whose full stop ends no sentence: "vs. turso", "cf. dojo".
+const ABBREVIATIONS: [&str; 8] = ["vs", "cf", "etc", "incl", "approx", "viz", "e.g", "i.e"];
+
+/// Adds to a line's sentence `breaks` (sorted) a break before each name (at `starts`) that
+/// opens a sentence in lower case, as repo names do: "…so every adapter can inject it.
+/// openclaw was added to the registry" is two sentences. Not after an abbreviation ("vs.
+/// turso", "e.g. dojo") or a lone letter.
+fn add_breaks_before_names(
+    bytes: &[u8],
+    line_start: usize,
+    starts: impl Iterator<Item = usize>,
+    breaks: &mut Vec<usize>,
+) {
+    let known = breaks.len();
+    for start in starts {
+        if start < line_start + 3 || !bytes[start].is_ascii_lowercase() || bytes[start - 1] != b' ' {
+            continue;
+        }
+        let stop = start - 2;
+        if !matches!(bytes[stop], b'.' | b'!' | b'?') || breaks[..known].binary_search(&stop).is_ok() {
+            continue;
+        }
+        // The word the stop ends, read at most MAX_ABBREVIATION bytes back.
+        let from = stop.saturating_sub(MAX_ABBREVIATION).max(line_start);
+        let word_from = bytes[from..stop]
+            .iter()
+            .rposition(|b| b.is_ascii_whitespace() || b"(*_`".contains(b))
+            .map_or(from, |i| from + i + 1);
+        let word = &bytes[word_from..stop];
+        let closes = word.last().is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b")`\"'".contains(b));
+        let abbreviation = word.len() < 2 || ABBREVIATIONS.iter().any(|a| a.as_bytes().eq_ignore_ascii_case(word));
+        if closes && !abbreviation {
+            breaks.push(stop);
+        }
+    }
+    if breaks.len() > known {
+        breaks.sort_unstable();
+        breaks.dedup();
+    }
+}
+
 /// The clause separators of a line, in order: where each ';', " - ", " — ", " – " or
 /// ", but " starts. A hedge speaks for its clause: "Tested on dojo; SDL might be next".
 fn clause_breaks(text: &str, line_start: usize, line_stop: usize) -> Vec<usize> {
@@ -1907,6 +1978,63 @@ mod tests {
         assert_eq!(cue_of(subject, "memista").0, CueClass::Testing);
         let ran = "First external scry eval ran on dojo: 90 queries, recall@10 between 0.73 and 0.98.";
         assert_eq!(cue_of(ran, "dojo").0, CueClass::Testing);
+    }
+
+    #[test]
+    fn mentions_in_passing_of_an_ordinary_session() {
+        // A sentence may open with a repo's lower-case name: the one before it is not its.
+        let text = "Studied dojo's `gt prime` and adopted its shape. memista was added to the registry.";
+        assert_eq!(cue_of(text, "dojo").0, CueClass::Learning);
+        assert_eq!(cue_of(text, "memista").0, CueClass::Plain);
+        // Not after an abbreviation: "vs." and "e.g." end no sentence.
+        let text = "Benchmarked the scanner on SDL vs. duckdb and e.g. dojo, 3 s each.";
+        let line_stop = text.len();
+        let mut breaks = sentence_breaks(text.as_bytes(), 0, line_stop);
+        add_breaks_before_names(
+            text.as_bytes(),
+            0,
+            ["duckdb", "dojo"].map(|n| text.find(n).unwrap()).into_iter(),
+            &mut breaks,
+        );
+        assert!(breaks.is_empty(), "{breaks:?}");
+        // A quoted query's words are what was searched for; the command's flag still counts.
+        let query = "$ patina scry --repo dojo \"how does sozo migrate diff the world\"";
+        assert_ne!(cue_of(query, "dojo").0, CueClass::Learning);
+        let query = "$ patina scry \"agent framework built on dojo\"";
+        assert_eq!(cue_of(query, "dojo").0, CueClass::Plain);
+        let query = "$ patina scrape --repo dojo \"how does sozo migrate diff the world\"";
+        assert_eq!(cue_of(query, "dojo").0, CueClass::Testing);
+        // A quoted message that is no query keeps its words.
+        assert_eq!(cue_of("git commit -m \"store built on turso\"", "turso").0, CueClass::Using);
+        // Put off or only proposed.
+        for text in [
+            "Claude suggested also validating our front matter against the memista spec. Postponed.",
+            "I also wanted to run it on game-engine - postponed, disk is tight.",
+            "Ravi asked in passing whether we ever adopted cuti's hook layout.",
+        ] {
+            let found = check(text);
+            assert!(found.iter().all(|(_, class, _)| *class == CueClass::Plain), "{text}: {found:?}");
+        }
+        // "nothing from" and "none of" before the name deny it, whatever noun follows.
+        let (class, why) = cue_of("Renamed the fixture: nothing from the Dagger SDK is left in it.", "dagger");
+        assert_eq!((class, why.as_str()), (CueClass::Plain, "negated: \"nothing Dagger\""));
+        // The project's cargo feature named after a repo: a use, whatever the command runs.
+        let feature = "Re-ran the store bench with `--features turso` against the new scrape: p50 9.1ms.";
+        let (class, why) = cue_of(feature, "turso");
+        assert_eq!((class, why.as_str()), (CueClass::Using, "cargo feature `--features turso`"));
+        let optional = check("turso = [\"dep:turso\"]");
+        assert_eq!(optional[1].1, CueClass::Using, "{optional:?}");
+        // A diff's removed line takes the feature away.
+        assert_ne!(cue_of("-prolog = [\"dep:scryer-prolog\"]", "scryer-prolog").0, CueClass::Using);
+        assert_eq!(
+            cue_of("the regression subject stays dojo: 12/12 routing queries pass", "dojo").0,
+            CueClass::Testing
+        );
+        // A run's count right after the name; not a time or a share.
+        let (class, why) = cue_of("- Large repos like duckdb (5,309 files) take ~3 minutes", "duckdb");
+        assert_eq!((class, why.as_str()), (CueClass::Testing, "duckdb (5,309 files)"));
+        assert_eq!(cue_of("- turso (40% slower) and dojo (3 s) were compared", "turso").0, CueClass::Plain);
+        assert_eq!(cue_of("- turso (40% slower) and dojo (3 s) were compared", "dojo").0, CueClass::Plain);
     }
 
     #[test]
@@ -2665,9 +2793,11 @@ mod tests {
             let path = "SDL/dust/repos/dojo/";
             // Inline lists, failure subjects and owner/name references, many per line.
             let lists = "Tested repos: duckdb, dagger failed on x, [[o/dojo]] ";
-            // Dependency lines that never close, index files, a verb of study.
+            // Dependency lines that never close, index files, a verb of study, names opening
+            // sentences, quoted queries, cargo features.
             let manifest = "dojo = { version duckdb.db read the SDL ├── dojo v1 package = \"SDL\" tests in dojo lean on SDL; \
-                 cargo add dojo --x no SDL dojo pulls in duckdb monorepo (dojo) green on the dagger store ";
+                 cargo add dojo --x no SDL dojo pulls in duckdb monorepo (dojo) green on the dagger store \
+                 ok. dojo vs. SDL scry \"built on dojo\" --features dagger nothing from the SDL ";
             // An item about dojo whose sentences hold many cues and mentions.
             let item = "Read the code in the repo. dojo and dojo tested. ";
             format!(

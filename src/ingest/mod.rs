@@ -37,7 +37,7 @@ use cues::Cues;
 use mention::NodeMatcher;
 
 /// Bump when extraction changes, so cached files are read again.
-const EXTRACTOR_VERSION: &[u8] = b"ingest-v18";
+const EXTRACTOR_VERSION: &[u8] = b"ingest-v19";
 
 const INGEST_FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("ingest_files");
 
@@ -623,8 +623,10 @@ const MAX_EXEMPLAR_TEXTS_PER_FILE: usize = 2_000;
 /// Gives the mentions that phrases left plain or weak the (strong) cue their nearest
 /// exemplars vote for (`exemplars.rs`). Endings, strong cues, cues bound to the mention's
 /// own noun phrase (a compound: "the Dagger-based setup"), voided mentions (a plan, a
-/// hypothesis, a negated phrase), mentions in code blocks (not prose) and bulk lines are
-/// left alone;
+/// hypothesis, a negated phrase), mentions in code blocks (not prose), bulk lines and a
+/// repo's second mention on a line where the first has a cue of its own are left alone,
+/// and so is a decision for a class the file's own words never give a repo they give
+/// another class strongly;
 /// a mention whose sentence is past the file's [`MAX_EXEMPLAR_TEXTS_PER_FILE`] distinct
 /// sentences keeps its phrase cue (one warning names the file).
 fn classify_by_exemplars(
@@ -639,9 +641,25 @@ fn classify_by_exemplars(
     let mut slot: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let mut open: Vec<(usize, usize)> = Vec::new();
     let mut left = 0;
+    let is_decided = |m: &mention::FoundMention| {
+        m.strong_cue || m.bound || m.voided || !m.prose || m.cue_class == crate::event::CueClass::Ending
+    };
+    // A line that names a repo twice, once with a cue of its own ("feat(store): experimental
+    // turso backend behind --features turso"): that cue speaks for the repo on the line.
+    let decided_on_line: std::collections::HashSet<(u32, usize)> = mentions
+        .iter()
+        .filter(|m| !m.voided && (m.strong_cue || m.bound) && m.cue_class != crate::event::CueClass::Plain)
+        .map(|m| (m.line, m.node))
+        .collect();
+    // What the file's own words (phrases, compounds, commands) say of each repo: a strong
+    // cue of a class, or any cue at all of it.
+    let phrased: std::collections::HashSet<(usize, crate::event::CueClass, bool)> = mentions
+        .iter()
+        .filter(|m| !m.voided && m.cue_class != crate::event::CueClass::Plain)
+        .map(|m| (m.node, m.cue_class, m.strong_cue))
+        .collect();
     for (i, m) in mentions.iter().enumerate() {
-        let decided = m.strong_cue || m.bound || m.voided || !m.prose || m.cue_class == crate::event::CueClass::Ending;
-        if decided || m.co_mentions as usize >= bulk {
+        if is_decided(m) || m.co_mentions as usize >= bulk || decided_on_line.contains(&(m.line, m.node)) {
             continue;
         }
         let text = exemplars::compared_text(&m.sentence, &m.matched, m.lead_in.as_deref());
@@ -671,6 +689,17 @@ fn classify_by_exemplars(
             for (i, at) in open {
                 let Some(decision) = &decisions[at] else { continue };
                 let m = &mut mentions[i];
+                // A class the file's words never give the repo, when they give it another
+                // strongly ("cargo add turso", then "turso is 5x slower per query"): the
+                // nearest exemplars read the same relation another way.
+                let other_class_said = phrased.iter().any(|&(node, class, strong)| {
+                    node == m.node && strong && class != decision.class && class != crate::event::CueClass::Ending
+                });
+                let own_class_said =
+                    [true, false].iter().any(|&strong| phrased.contains(&(m.node, decision.class, strong)));
+                if other_class_said && !own_class_said {
+                    continue;
+                }
                 m.cue_class = decision.class;
                 m.cue = decision.describe();
                 m.strong_cue = true;
