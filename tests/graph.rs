@@ -1296,7 +1296,10 @@ struct WholeSetLabel {
 /// had its figures taken before any choice, then became a fit set;
 /// `eval/precision-traps-14` (stop 41, ordinary sessions with mentions in passing:
 /// chores, tool output, suggestions, recaps, paths, commit messages) likewise;
-/// `eval/precision-traps-15` (stop 41, the same brief) is held out. Sets 6
+/// `eval/precision-traps-15` (stop 41, the same brief) is held out;
+/// `eval/precision-traps-16` (stop 41, sessions that touch many repos at once: dependency
+/// audits, prior-art and related-projects lists, sweeps) had its figures taken before any
+/// choice, then became a fit set. Sets 6
 /// on also carry whole-set labels (what holds after the last log, what a
 /// later log ended). `cargo test --test graph
 /// precision_traps -- --nocapture` prints the tables.
@@ -1322,6 +1325,7 @@ fn precision_traps_table() {
         ("eval/precision-traps-13", false),
         ("eval/precision-traps-14", false),
         ("eval/precision-traps-15", true),
+        ("eval/precision-traps-16", false),
     ];
     for (set, held_out) in sets {
         let (row, misses, sessions) = precision_trap_scores(&root().join(set), model.as_deref());

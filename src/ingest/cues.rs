@@ -1032,6 +1032,11 @@ impl Cues {
         Some(format!("{} … and {}", &before[at..], &rest[..verb.len()]))
     }
 
+    /// Whether `word` (lower-cased) is a failure word (`[negation] failure_words`).
+    pub fn is_failure_word(&self, word: &str) -> bool {
+        self.failure_words.iter().any(|w| w == word)
+    }
+
     /// Whether `word` (lower-cased) is a negation word (`[negation] words`).
     pub fn is_negator(&self, word: &str) -> bool {
         self.negators.iter().any(|n| n == word)

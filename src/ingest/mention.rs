@@ -338,6 +338,8 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         // An open task ("- [ ] Prototype the opencode adapter") is a plan, not a report.
         let open_task = !fenced[line_idx] && is_open_task(&text[line_start..line_stop]);
         let mut inline_leads: std::collections::HashMap<usize, Option<(CueClass, String)>> = Default::default();
+        // The line's item's denial ("Not studied."), read once per line when asked.
+        let mut item_denied: Option<Option<&str>> = None;
         // Each sentence's counted result, by (sentence start, class): read once per
         // sentence, however many mentions it holds.
         let mut results: std::collections::HashMap<(usize, CueClass), Option<String>> = Default::default();
@@ -629,6 +631,12 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             } else if let Some((_, why)) = lead_in.as_ref().and_then(|l| l.owner.as_ref()).filter(|(n, _)| *n != c.node)
             {
                 Some(why.clone())
+            } else if let Some((row, name)) =
+                results_row.as_ref().and_then(|row| row.column(c.start).map(|name| (row, name)))
+                && let Some(&(a, b, void)) = cues.find_hedges(name).first()
+            {
+                // "| consumer | direct deps | notable transitive |": the column says whose.
+                Some(format!("{} \"{}\" (column \"{name}\", line {})", void.verb(), &name[a..b], row.header_line + 1))
             } else {
                 // The mention's clause, its cue's, and its inline list's lead-in ("From the
                 // reporter: A; B").
@@ -640,6 +648,16 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                         let (from, to) = clause_bounds(&clauses, s_start, s_end, at);
                         let i = hedges.partition_point(|h| h.0 < from);
                         hedges.get(i).filter(|h| h.1 <= to).map(said)
+                    })
+                    .or_else(|| {
+                        // A short verdict after the mention's clause speaks for it: "I also
+                        // meant to run it on death-mountain - postponed."
+                        let (_, to) = clause_bounds(&clauses, s_start, s_end, c.start);
+                        let (from, next_to) = clause_bounds(&clauses, s_start, s_end, to);
+                        let short =
+                            to < s_end && text[from..next_to].split_whitespace().count() <= MAX_VERDICT_WORDS + 1;
+                        let i = hedges.partition_point(|h| h.0 < from);
+                        hedges.get(i).filter(|h| short && h.1 <= next_to).map(said)
                     })
                     .or_else(|| inherited.then(|| hedges.iter().find(|h| h.2 == Void::Rejection).map(said))?)
                     .or_else(|| {
@@ -686,6 +704,16 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             {
                 // "## Bench" then "- memista — not cloned, skip": left out of the runs.
                 cue = Some((CueClass::Plain, format!("skipped: \"{} … {word}\"", &text[c.start..c.end])));
+                strong = false;
+                inherited = false;
+                voided = true;
+            } else if inherited
+                && matches!(line_shape(&text[line_start..line_stop]), LineShape::Item(_))
+                && let Some(denial) = *item_denied.get_or_insert_with(|| item_denial(text, &lines, line_idx, cues))
+            {
+                // "## Prior art" then "- **Daydreams** (…). Has episodic memory, per its
+                // README. Not studied.": the item says it was not done.
+                cue = Some((CueClass::Plain, format!("the item says \"{denial}\"")));
                 strong = false;
                 inherited = false;
                 voided = true;
@@ -848,6 +876,50 @@ fn names_a_cause(gap: &str) -> bool {
                     && is_word_boundary(bytes, i, i + w.len())
             })
         })
+}
+
+/// How many lines of a list item (its own and its continuation lines) are read for a
+/// sentence that denies it.
+const MAX_ITEM_LINES: usize = 6;
+
+/// The most words of a clause after a mention's that, holding a hedge, speaks for it
+/// ("- postponed", "; maybe later").
+const MAX_VERDICT_WORDS: usize = 3;
+
+/// How much of each line of an item is read for its denial, in bytes.
+const MAX_ITEM_BYTES: usize = 400;
+
+/// Verbs that, after a negation opening a sentence, deny what an item's lead-in says of it
+/// ("Not studied.", "Haven't read the code.", "Not looked at."), besides any in "-ed".
+const DENIED_VERBS: [&str; 10] = ["read", "run", "ran", "seen", "done", "tried", "opened", "touched", "used", "looked"];
+
+/// A sentence of the list item at `line_idx` (its line and its indented continuation
+/// lines, at most [`MAX_ITEM_LINES`]) that opens with a negation and a verb: "Not
+/// studied.", "Haven't read the code.", "Never used it". The item says its lead-in's word
+/// does not hold for it. Not a failure that did not happen ("No panics").
+fn item_denial<'t>(text: &'t str, lines: &[(usize, usize)], line_idx: usize, cues: &Cues) -> Option<&'t str> {
+    let (first_start, first_stop) = lines[line_idx];
+    let indent = text[first_start..first_stop].len() - text[first_start..first_stop].trim_start().len();
+    let continuation = lines[line_idx + 1..].iter().take(MAX_ITEM_LINES - 1).take_while(|&&(a, b)| {
+        let line = &text[a..b];
+        let trimmed = line.trim_start();
+        !trimmed.is_empty()
+            && line.len() - trimmed.len() > indent
+            && !matches!(line_shape(line), LineShape::Item(_) | LineShape::TableRow)
+    });
+    std::iter::once(&lines[line_idx]).chain(continuation).find_map(|&(a, b)| {
+        text[a..text.floor_char_boundary(b.min(a + MAX_ITEM_BYTES))].split_inclusive(['.', ';']).find_map(|sentence| {
+            let sentence = sentence.trim_start_matches(|c: char| c.is_whitespace() || "-*+_(".contains(c));
+            let mut words = sentence.split(|c: char| c.is_whitespace()).filter(|w| !w.is_empty());
+            let negator = words.next()?.to_ascii_lowercase().replace('\u{2019}', "'");
+            let verb = words.next()?.trim_end_matches(['.', ',', ';']).to_ascii_lowercase();
+            let denies = cues.is_negator(&negator)
+                && verb.len() > 2
+                && (verb.ends_with("ed") || DENIED_VERBS.contains(&verb.as_str()))
+                && !cues.is_failure_word(&verb);
+            denies.then(|| sentence.trim_end())
+        })
+    })
 }
 
 /// Whether a mention after `before` (its line up to it) heads a list item: only the list
@@ -2009,10 +2081,11 @@ mod tests {
         // Put off or only proposed.
         for text in [
             "Claude suggested also validating our front matter against the memista spec. Postponed.",
-            "I also wanted to run it on game-engine - postponed, disk is tight.",
-            "Ravi asked in passing whether we ever adopted cuti's hook layout.",
+            "I also meant to run it on game-engine - postponed.",
+            "Ravi asked in passing whether we ever adopted memista's hook layout.",
         ] {
             let found = check(text);
+            assert!(!found.is_empty(), "{text}");
             assert!(found.iter().all(|(_, class, _)| *class == CueClass::Plain), "{text}: {found:?}");
         }
         // "nothing from" and "none of" before the name deny it, whatever noun follows.
@@ -2030,6 +2103,27 @@ mod tests {
             cue_of("the regression subject stays dojo: 12/12 routing queries pass", "dojo").0,
             CueClass::Testing
         );
+        // An item that says its lead-in's word does not hold for it.
+        let prior = "## Prior art\n\n\
+                     - **dojo** (dojoengine/dojo). Event log and materializers; we read the code.\n\
+                     - **memista** (memista). Has episodic memory, per its README.\n  Not studied.\n\
+                     - **duckdb**. Haven't read the code.\n";
+        assert_eq!(cue_of(prior, "dojo").0, CueClass::Learning);
+        let (class, why) = cue_of(prior, "memista");
+        assert_eq!((class, why.as_str()), (CueClass::Plain, "the item says \"Not studied.\""));
+        assert!(check(prior).iter().filter(|(id, ..)| id == "memista").all(|(_, class, _)| *class == CueClass::Plain));
+        assert_eq!(cue_of(prior, "duckdb").0, CueClass::Plain);
+        // A failure that did not happen denies nothing.
+        assert_eq!(cue_of("## Bench runs\n\n- SDL: 1,412 files. No panics.\n", "SDL").0, CueClass::Testing);
+        // A dependency's own dependency, in a sentence or under a column that says so.
+        let transitive = "So DuckDB is back in the tree, but only as a dependency of a dependency.";
+        assert_eq!(cue_of(transitive, "duckdb").0, CueClass::Plain);
+        let table = "### Who depends on what\n\n| consumer | direct deps | notable transitive |\n|---|---|---|\n\
+                     | `patina` | usearch, dagger | duckdb (bundled, via codegraph-store) |\n";
+        assert_eq!(cue_of(table, "dagger").0, CueClass::Using);
+        let (class, why) = cue_of(table, "duckdb");
+        assert_eq!(class, CueClass::Plain);
+        assert!(why.contains("(column \"notable transitive\""), "{why}");
         // A run's count right after the name; not a time or a share.
         let (class, why) = cue_of("- Large repos like duckdb (5,309 files) take ~3 minutes", "duckdb");
         assert_eq!((class, why.as_str()), (CueClass::Testing, "duckdb (5,309 files)"));
@@ -2799,9 +2893,9 @@ mod tests {
                  cargo add dojo --x no SDL dojo pulls in duckdb monorepo (dojo) green on the dagger store \
                  ok. dojo vs. SDL scry \"built on dojo\" --features dagger nothing from the SDL ";
             // An item about dojo whose sentences hold many cues and mentions.
-            let item = "Read the code in the repo. dojo and dojo tested. ";
+            let item = "Read the code in the repo. dojo and dojo tested. Not studied. ";
             format!(
-                "- {}\n{}\n- {}\n- {}\n- dojo: slow. {}\n",
+                "- {}\n{}\n- {}\n- {}\nPrior art:\n- dojo: slow. {}\n",
                 words.repeat(n),
                 path.repeat(n),
                 lists.repeat(n),
