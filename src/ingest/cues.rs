@@ -58,6 +58,9 @@ struct RawClass {
     /// Compounds that name the project's own part built on the repo.
     #[serde(default)]
     project_parts: Vec<String>,
+    /// Compounds that name a test subject's own thing in a file that tests it.
+    #[serde(default)]
+    subject_compounds: Vec<String>,
     #[serde(default)]
     owners: Vec<String>,
     /// Commands that add a dependency to the project's manifest (`cargo add`).
@@ -275,6 +278,9 @@ pub struct Cues {
     dependency_verbs: AhoCorasick,
     /// Lower-cased compounds that name the project's own part (`[using] project_parts`).
     project_parts: Vec<String>,
+    /// Compounds that are a test subject's own in a file that tests it (`[using]
+    /// subject_compounds`: "the dojo index").
+    subject_compounds: Vec<String>,
     /// Words right after a repo in a lead-in that make the block that repo's own things
     /// (`[hedge] owner_words`: " itself", "'s own").
     pub owner_words: Vec<String>,
@@ -390,6 +396,7 @@ impl Cues {
                 into.compounds.extend(from.compounds);
                 into.strong_compounds.extend(from.strong_compounds);
                 into.project_parts.extend(from.project_parts);
+                into.subject_compounds.extend(from.subject_compounds);
                 into.owners.extend(from.owners);
                 into.add_commands.extend(from.add_commands);
                 into.gapped_verbs.extend(from.gapped_verbs);
@@ -633,6 +640,7 @@ impl Cues {
                 .build(lower(merged.hedge.dependency_verbs.clone()))
                 .map_err(|e| format!("dependency verbs: {e}"))?,
             project_parts: lower(merged.using.project_parts.clone()),
+            subject_compounds: lower(merged.using.subject_compounds.clone()),
             owner_words: merged.hedge.owner_words.clone(),
             owners,
             result_units,
@@ -718,6 +726,12 @@ impl Cues {
         let word = &word[..word_end];
         let (_, class) = self.compounds.iter().find(|(w, _)| w.eq_ignore_ascii_case(word))?;
         Some((*class, word.to_string()))
+    }
+
+    /// Whether a compound (a cue text as [`Cues::compound_after`] gives it) is one of
+    /// `[using] subject_compounds`: a test subject's own thing in a file that tests it.
+    pub fn is_subject_compound(&self, noun: &str) -> bool {
+        self.subject_compounds.iter().any(|w| w.eq_ignore_ascii_case(noun))
     }
 
     /// Whether a compound noun (as [`Cues::compound_after`] gives it) is a strong cue: a part
