@@ -1046,9 +1046,9 @@ impl Cues {
         Some(format!("{} … and {}", &before[at..], &rest[..verb.len()]))
     }
 
-    /// Whether `word` (lower-cased) is a failure word (`[negation] failure_words`).
+    /// Whether `word` (ASCII case aside) is a failure word (`[negation] failure_words`).
     pub fn is_failure_word(&self, word: &str) -> bool {
-        self.failure_words.iter().any(|w| w == word)
+        self.failure_words.iter().any(|w| w.eq_ignore_ascii_case(word))
     }
 
     /// Whether `word` (lower-cased) is a negation word (`[negation] words`).
@@ -1106,7 +1106,7 @@ impl Cues {
     pub fn failure_right_after(&self, text: &str, end: usize, to: usize) -> bool {
         let rest = right_after(text, end, to).trim_start_matches(['`', '*', '_', ' ', '\t']);
         let word = &rest[..rest.find(|c: char| !c.is_alphanumeric()).unwrap_or(rest.len())];
-        !word.is_empty() && self.failure_words.iter().any(|w| w.eq_ignore_ascii_case(word))
+        !word.is_empty() && self.is_failure_word(word)
     }
 
     /// Whether a compound names a part of the project built on the repo
