@@ -1051,9 +1051,10 @@ impl Cues {
         self.failure_words.iter().any(|w| w.eq_ignore_ascii_case(word))
     }
 
-    /// Whether `word` (lower-cased) is a negation word (`[negation] words`).
+    /// Whether `word` is a negation word (`[negation] words`): ASCII case aside, a
+    /// typographic apostrophe standing for ' ("Haven’t"). No allocation.
     pub fn is_negator(&self, word: &str) -> bool {
-        self.negators.iter().any(|n| n == word)
+        self.negators.iter().any(|n| prefix_of(word, n) == Some(word.len()))
     }
 
     /// A negation right before the mention at `start` (within `[from, start)`), an article

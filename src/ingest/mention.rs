@@ -928,12 +928,13 @@ fn item_denial<'t>(text: &'t str, lines: &[(usize, usize)], line_idx: usize, cue
         text[a..text.floor_char_boundary(b.min(a + MAX_ITEM_BYTES))].split_inclusive(['.', ';']).find_map(|sentence| {
             let sentence = sentence.trim_start_matches(|c: char| c.is_whitespace() || "-*+_(".contains(c));
             let mut words = sentence.split(|c: char| c.is_whitespace()).filter(|w| !w.is_empty());
-            let negator = words.next()?.to_ascii_lowercase().replace('\u{2019}', "'");
-            let verb = words.next()?.trim_end_matches(['.', ',', ';']).to_ascii_lowercase();
-            let denies = cues.is_negator(&negator)
+            let negator = words.next()?;
+            let verb = words.next()?.trim_end_matches(['.', ',', ';']);
+            let past = verb.len() > 2 && verb.as_bytes()[verb.len() - 2..].eq_ignore_ascii_case(b"ed");
+            let denies = cues.is_negator(negator)
                 && verb.len() > 2
-                && (verb.ends_with("ed") || DENIED_VERBS.contains(&verb.as_str()))
-                && !cues.is_failure_word(&verb);
+                && (past || DENIED_VERBS.iter().any(|d| d.eq_ignore_ascii_case(verb)))
+                && !cues.is_failure_word(verb);
             denies.then(|| sentence.trim_end())
         })
     })
