@@ -260,19 +260,24 @@ fn validity(facts: &Facts, params: &Params, a: u32, t: u8, b: u32, fired: &[Firi
         .filter(|g| restarts(t, g.kind))
         .flat_map(|g| g.units.iter().filter(|u| u.strong).map(|u| u.key.as_str()))
         .collect();
-    let newest_end = endings.last().map(at);
-    let restart: Vec<&UnitRef> = match &newest_end {
-        Some(end) => {
-            let after: Vec<&UnitRef> = support.iter().copied().filter(|u| at(u) > *end).collect();
-            let mut sessions: Vec<&str> = after.iter().map(|u| u.key.as_str()).collect();
-            sessions.sort_unstable();
-            sessions.dedup();
-            let enough = t == program::USES && sessions.len() as u32 >= program::MIN_CUE_SESSIONS;
-            after.into_iter().filter(|u| enough || strong_sessions.contains(&u.key.as_str())).collect()
-        }
-        None => Vec::new(),
+    // The evidence after an ending that starts the edge again.
+    let restart_after = |end: &(Option<String>, String)| -> Vec<&UnitRef> {
+        let after: Vec<&UnitRef> = support.iter().copied().filter(|u| at(u) > *end).collect();
+        let mut sessions: Vec<&str> = after.iter().map(|u| u.key.as_str()).collect();
+        sessions.sort_unstable();
+        sessions.dedup();
+        let enough = t == program::USES && sessions.len() as u32 >= program::MIN_CUE_SESSIONS;
+        after.into_iter().filter(|u| enough || strong_sessions.contains(&u.key.as_str())).collect()
     };
+    let newest_end = endings.last().map(at);
+    let restart: Vec<&UnitRef> = newest_end.as_ref().map(restart_after).unwrap_or_default();
     let ended = !held && newest_end.is_some() && restart.is_empty();
+    // It ended at the first ending after which nothing started it again: a later one looks
+    // back at the removal ("Architectural pivots: …, Dagger removal" ten days on).
+    let mut first_final = endings.len().saturating_sub(1);
+    while ended && first_final > 0 && restart_after(&at(&endings[first_final - 1])).is_empty() {
+        first_final -= 1;
+    }
     let dates = |units: &mut dyn Iterator<Item = &UnitRef>| units.filter_map(|u| u.date.clone()).min();
     let from = match (&newest_end, ended) {
         // Started again after its last ending: the period starts at the first evidence
@@ -280,7 +285,8 @@ fn validity(facts: &Facts, params: &Params, a: u32, t: u8, b: u32, fired: &[Firi
         (Some(_), false) => dates(&mut restart.iter().copied()),
         _ => dates(&mut fired.iter().flat_map(|f| &f.units)),
     };
-    let until = ended.then(|| endings.last().and_then(|u| u.date.clone()).unwrap_or_else(|| "undated".to_string()));
+    let until =
+        ended.then(|| endings.get(first_final).and_then(|u| u.date.clone()).unwrap_or_else(|| "undated".to_string()));
     Validity { from, until, endings }
 }
 

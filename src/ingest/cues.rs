@@ -122,6 +122,10 @@ struct RawEnding {
     denied_claims: Vec<String>,
     #[serde(default)]
     near_misses: Vec<String>,
+    #[serde(default)]
+    participles: Vec<String>,
+    #[serde(default)]
+    commands: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -225,6 +229,12 @@ pub struct Cues {
     pub ending_after: Vec<String>,
     pub ending_filler: Vec<String>,
     pub ending_objects: Vec<String>,
+    /// Lower-cased, longest first: a removal's past participle after the mention and at
+    /// least one `objects` word ("Dead optional DuckDB feature removed from Cargo.toml").
+    pub ending_participles: Vec<String>,
+    /// Lower-cased commands that remove a dependency (`[ending] commands`), each ending in
+    /// one space: "cargo remove ".
+    pub ending_commands: Vec<String>,
     /// Lower-cased, longest first: a sentence opening with one retracts the one before it
     /// (`retractions` and `short_retractions` of `[ending]`).
     pub ending_retractions: Vec<String>,
@@ -418,6 +428,8 @@ impl Cues {
             merged.ending.after.extend(raw.ending.after);
             merged.ending.filler.extend(raw.ending.filler);
             merged.ending.objects.extend(raw.ending.objects);
+            merged.ending.participles.extend(raw.ending.participles);
+            merged.ending.commands.extend(raw.ending.commands);
             merged.ending.retractions.extend(raw.ending.retractions);
             merged.ending.short_retractions.extend(raw.ending.short_retractions);
             merged.ending.lead_ins.extend(raw.ending.lead_ins);
@@ -607,6 +619,11 @@ impl Cues {
             ending_after: longest_first(merged.ending.after),
             ending_filler: lower(merged.ending.filler),
             ending_objects: lower(merged.ending.objects),
+            ending_participles: longest_first(merged.ending.participles),
+            ending_commands: lower(merged.ending.commands)
+                .into_iter()
+                .map(|c: String| format!("{} ", c.trim()))
+                .collect(),
             ending_retractions: longest_first(
                 merged.ending.retractions.iter().chain(&merged.ending.short_retractions).cloned().collect(),
             ),

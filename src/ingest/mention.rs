@@ -479,12 +479,17 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 }
             }
             let results_table = results_row.as_ref().and_then(|row| row.cue(c.start, cues));
-            // An ambiguous name needs repo context or a strong cue; a weak testing word with
-            // the run's counted result is one ("loro rerun: 1,204 files, 9,877 chunks").
+            // "Removed `scryer-prolog = \"0.9\"` from Cargo.toml": the line is the mention's.
+            let mention_end = c.end + dependency_line.map_or(0, str::len);
+            let ending = ending_cue(text, s_start, s_end, c.start, mention_end, cues);
+            // An ambiguous name needs repo context or a strong cue (an ending is one:
+            // "Removed loro and the `crdt` feature"); a weak testing word with the run's
+            // counted result is one too ("loro rerun: 1,204 files, 9,877 chunks").
             if c.ambiguous
                 && !c.repo_context
                 && results_table.is_none()
                 && !strong
+                && ending.is_none()
                 && !matches!(&cue, Some((CueClass::Testing, _))
                     if results
                         .entry((s_start, CueClass::Testing))
@@ -502,9 +507,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 owned = true;
             }
             let lead_in = blocks.lead_in(line_idx, text, &lines, cues, matcher, skip_node);
-            // "Removed `scryer-prolog = \"0.9\"` from Cargo.toml": the line is the mention's.
-            let mention_end = c.end + dependency_line.map_or(0, str::len);
-            if let Some(ending) = ending_cue(text, s_start, s_end, c.start, mention_end, cues) {
+            if let Some(ending) = ending {
                 cue = Some((CueClass::Ending, ending));
                 strong = true;
                 bound = false;
@@ -1455,9 +1458,27 @@ fn ending_cue(text: &str, s_start: usize, s_end: usize, start: usize, end: usize
     let after_words = words(&after);
     let is_filler = |w: &str| cues.ending_filler.iter().any(|f| f == w);
     let is_object = |w: &str| cues.ending_objects.iter().any(|f| f == w);
-    // The mention ends its clause, or the next word is an object word.
+    // `$ cargo remove loro`: the inverse of `[using] add_commands`.
+    if let Some(command) = cues.ending_commands.iter().find(|cmd| {
+        before.rfind(cmd.as_str()).is_some_and(|at| {
+            before[at + cmd.len()..].bytes().all(|b| b.is_ascii_alphanumeric() || b" -_=@./`".contains(&b))
+        })
+    }) {
+        return Some(command.trim_end().to_string());
+    }
+    // The mention ends its clause, or the next word is an object word, or one word then
+    // an object word ("the dagger release pipeline").
     let clause_ends_after = {
         let rest = after.trim_start_matches(['`', '*', '"', '\'', ')', ']']);
+        let compound_then_object = match after_words.get(..2) {
+            Some([word, object]) => {
+                is_object(object)
+                    && !is_object(word)
+                    && !is_filler(word)
+                    && rest.strip_prefix(' ').is_some_and(|r| r.starts_with(&format!("{word} {object}")))
+            }
+            _ => false,
+        };
         rest.is_empty()
             || rest.starts_with([',', '.', ';', ':', '(', '!', '?'])
             || rest.trim_start().starts_with('(')
@@ -1465,6 +1486,7 @@ fn ending_cue(text: &str, s_start: usize, s_end: usize, start: usize, end: usize
             || rest.starts_with(" - ")
             || rest.starts_with(" → ")
             || after_words.first().is_some_and(|w| is_object(w))
+            || compound_then_object
     };
     if clause_ends_after {
         let mut n = before_words.len();
@@ -1497,10 +1519,17 @@ fn ending_cue(text: &str, s_start: usize, s_end: usize, start: usize, end: usize
         k += 1;
     }
     let tail = after_words[k..].join(" ");
-    for phrase in &cues.ending_after {
-        if tail == *phrase || tail.starts_with(&format!("{phrase} ")) {
-            return Some(phrase.clone());
-        }
+    let starts =
+        |phrase: &str| tail == phrase || tail.starts_with(phrase) && tail.as_bytes().get(phrase.len()) == Some(&b' ');
+    if let Some(phrase) = cues.ending_after.iter().find(|p| starts(p)) {
+        return Some(phrase.clone());
+    }
+    // "Dead optional DuckDB feature removed from Cargo.toml": a participle after an object
+    // word; never right after the name ("turso removed the old sync API" is turso's change).
+    if after_words[..k].iter().any(|w| is_object(w))
+        && let Some(participle) = cues.ending_participles.iter().find(|p| starts(p))
+    {
+        return Some(format!("{} {participle}", after_words[k - 1]));
     }
     None
 }
@@ -2419,6 +2448,32 @@ mod tests {
         assert!(ending("Removed dead code from the dagger module").is_empty());
         assert!(ending("parse time for SDL dropped from 7s to 2s").is_empty());
         assert!(ending("Removed all deprecated dagger template files").is_empty());
+    }
+
+    #[test]
+    fn a_removal_named_by_its_noun_participle_or_command_ends_the_repo() {
+        let ending = |text: &str| -> Vec<(String, String)> {
+            check(text).into_iter().filter(|(_, class, _)| *class == CueClass::Ending).map(|(r, _, c)| (r, c)).collect()
+        };
+        let one = |repo: &str, cue: &str| vec![(repo.to_string(), cue.to_string())];
+        // The noun of the removal right after the name.
+        assert_eq!(ending("- Executed complete Dagger removal using scalpel approach"), one("dagger", "removal"));
+        assert_eq!(ending("Same reasoning as last week's duckdb removal."), one("duckdb", "removal"));
+        // A reduced passive after an object word, never right after the name.
+        assert_eq!(ending("Dead optional DuckDB feature removed from Cargo.toml."), one("duckdb", "feature removed"));
+        assert!(ending("turso removed the old sync API in 0.4").is_empty());
+        assert!(ending("The duckdb backend dropped from 40s to 12s").is_empty());
+        // One word between the name and an object word.
+        assert_eq!(
+            ending("Replaced the dagger release pipeline with a plain GitHub Actions matrix"),
+            one("dagger", "replaced")
+        );
+        assert_eq!(ending("scryer-prolog has been gone since the 14th."), one("scryer-prolog", "has been gone"));
+        // The inverse of an add command; an ambiguous name is taken on an ending.
+        assert_eq!(ending("$ cargo remove loro"), one("loro", "cargo remove"));
+        assert_eq!(ending("- Removed loro and the `crdt` feature"), one("loro", "removed"));
+        assert_eq!(cue_of("$ cargo add --dev loro", "loro").0, CueClass::Using);
+        assert!(check("loro and the crdt feature were fine").is_empty());
     }
 
     #[test]
