@@ -255,14 +255,17 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         if skip_node.is_some_and(|skip| matcher.ids[term.node].eq_ignore_ascii_case(skip)) {
             continue;
         }
-        if !is_word_boundary(bytes, start, end) || (start > 0 && matches!(bytes[start - 1], b'-' | b'.' | b'$')) {
+        let line_idx = line_of(start);
+        let line_start = line_starts[line_idx];
+        // A diff's removed manifest line (`-turso = "0.4.2"`) names the repo it removes.
+        let glued = start > 0 && matches!(bytes[start - 1], b'-' | b'.' | b'$');
+        let diff_removed = glued && start == line_start + 1 && removed_dependency(text, start, end, cues).is_some();
+        if !is_word_boundary(bytes, start, end) || glued && !diff_removed {
             continue;
         }
         if term.kind == TermKind::Spaced && !capitalised_words(&text[start..end]) {
             continue;
         }
-        let line_idx = line_of(start);
-        let line_start = line_starts[line_idx];
         let Some(path_ok) = path_context(text, &layout, start, end, line_start, line_end(line_idx), cues) else {
             continue;
         };
@@ -481,7 +484,9 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             let results_table = results_row.as_ref().and_then(|row| row.cue(c.start, cues));
             // "Removed `scryer-prolog = \"0.9\"` from Cargo.toml": the line is the mention's.
             let mention_end = c.end + dependency_line.map_or(0, str::len);
-            let ending = ending_cue(text, s_start, s_end, c.start, mention_end, cues);
+            let ending = removed_dependency(text, c.start, c.end, cues)
+                .map(|line| format!("a diff's removed line `-{}{line}`", &text[c.start..c.end]))
+                .or_else(|| ending_cue(text, s_start, s_end, c.start, mention_end, cues));
             // An ambiguous name needs repo context or a strong cue (an ending is one:
             // "Removed loro and the `crdt` feature"); a weak testing word with the run's
             // counted result is one too ("loro rerun: 1,204 files, 9,877 chunks").
@@ -1441,6 +1446,41 @@ fn dependency_of_another(
 const ENDING_WINDOW: usize = 120;
 
 /// The ending cue of a mention, if a removal or contradiction stands right at it.
+/// The manifest entry after the mention at `[start, end)` when the mention opens a diff's
+/// removed line, right after its '-' (`-scryer-prolog = { version = "0.9.4" }`), and no
+/// added line of the same hunk names it again (`+scryer-prolog = "0.9.5"` is a change): the
+/// dependency taken out, an ending. (`+turso = "0.4"`, an added line, reads as any pasted
+/// dependency line does.)
+fn removed_dependency<'t>(text: &'t str, start: usize, end: usize, cues: &Cues) -> Option<&'t str> {
+    let bytes = text.as_bytes();
+    let opens_removed_line = start >= 1 && bytes[start - 1] == b'-' && (start == 1 || bytes[start - 2] == b'\n');
+    if !opens_removed_line {
+        return None;
+    }
+    let line_end = memchr::memchr(b'\n', &bytes[end..]).map_or(text.len(), |i| end + i);
+    let entry = cues.dependency_line(text, end, line_end)?;
+    let name = &text[start..end];
+    // The hunk: the lines around that a diff writes (' ', '-' or '+' first), at most
+    // MAX_HUNK_LINES each way.
+    let is_hunk_line = |line: &str| line.starts_with([' ', '-', '+']) && !line.trim_start().starts_with("```");
+    let readded = |line: &str| {
+        line.strip_prefix('+').is_some_and(|rest| {
+            rest.get(..name.len()).is_some_and(|n| n.eq_ignore_ascii_case(name))
+                && rest[name.len()..].trim_start().starts_with(['=', '"'])
+        })
+    };
+    let (before, after) = (&text[..start - 1], &text[line_end..]);
+    let earlier = before.lines().rev().take(MAX_HUNK_LINES).take_while(|l| is_hunk_line(l));
+    let later = after.lines().skip(1).take(MAX_HUNK_LINES).take_while(|l| is_hunk_line(l));
+    if earlier.chain(later).any(readded) {
+        return None;
+    }
+    Some(entry)
+}
+
+/// How many lines a diff's hunk is read each way from a removed line.
+const MAX_HUNK_LINES: usize = 64;
+
 fn ending_cue(text: &str, s_start: usize, s_end: usize, start: usize, end: usize, cues: &Cues) -> Option<String> {
     // Ending phrases stand right at the mention: a bounded window on each side keeps a
     // mention in a huge sentence O(1).
@@ -2474,6 +2514,28 @@ mod tests {
         assert_eq!(ending("- Removed loro and the `crdt` feature"), one("loro", "removed"));
         assert_eq!(cue_of("$ cargo add --dev loro", "loro").0, CueClass::Using);
         assert!(check("loro and the crdt feature were fine").is_empty());
+        // A diff's removed manifest line takes the dependency out; an added one declares it.
+        let diff = "```diff\n [dependencies]\n-turso = \"0.4.2\"\n-scryer-prolog = { version = \"0.9.4\", optional = true }\n+duckdb = \"1.1\"\n```";
+        assert_eq!(
+            ending(diff),
+            vec![
+                ("turso".to_string(), "a diff's removed line `-turso = \"0.4.2\"`".to_string()),
+                (
+                    "scryer-prolog".to_string(),
+                    "a diff's removed line `-scryer-prolog = { version = \"0.9.4\", optional = true }`".to_string()
+                )
+            ]
+        );
+        assert_eq!(cue_of(diff, "duckdb").0, CueClass::Using);
+        // A line removed and added again, in either order, is a change of version.
+        for bump in [
+            "```diff\n [dependencies]\n-duckdb = \"1.1\"\n+duckdb = { version = \"1.2\" }\n```",
+            "```diff\n+duckdb = \"1.2\"\n serde = \"1\"\n-duckdb = \"1.1\"\n```",
+        ] {
+            assert!(ending(bump).is_empty(), "{bump}");
+            assert_eq!(cue_of(bump, "duckdb").0, CueClass::Using, "{bump}");
+        }
+        assert!(check("-turso is the flag\n--turso = \"0.4\"").is_empty());
     }
 
     #[test]
