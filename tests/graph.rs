@@ -509,8 +509,22 @@ fn score_part(name: &str, prefixes: &[&str], label_file: &str, model: Option<&Pa
     for l in current.iter().filter(|l| !found(l)) {
         println!("  missed: patina {} {} [{}] {:?}", l.edge_type, l.to, l.confidence, l.lines);
     }
+    // An edge the labeller saw end is history dated by the day of that ending, not by a
+    // later recap of it (stop 43: "DuckDB→SQLite, Dagger removal" ten days on).
+    let history = home.json(&["mother", "graph", "--all"]);
     for l in labels.edge.iter().filter(|l| ended_in_part(l)) {
-        println!("  ended: patina {} {} at {}", l.edge_type, l.to, l.ended.as_deref().unwrap_or(""));
+        let at = l.ended.as_deref().unwrap_or("");
+        let until = history
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["from"] == "patina" && e["type"] == l.edge_type.as_str() && e["to"] == l.to.as_str())
+            .and_then(|e| e["valid_until"].as_str().map(str::to_string));
+        println!("  ended: patina {} {} at {at} (valid until {until:?})", l.edge_type, l.to);
+        if name.starts_with("fit") {
+            let day = format!("{}-{}-{}", &at[..4], &at[4..6], &at[6..8]);
+            assert_eq!(until.as_deref(), Some(day.as_str()), "{name}: patina {} {}", l.edge_type, l.to);
+        }
     }
     score
 }
