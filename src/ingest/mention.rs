@@ -1445,7 +1445,6 @@ fn dependency_of_another(
 /// words) may take.
 const ENDING_WINDOW: usize = 120;
 
-/// The ending cue of a mention, if a removal or contradiction stands right at it.
 /// The manifest entry after the mention at `[start, end)` when the mention opens a diff's
 /// removed line, right after its '-' (`-scryer-prolog = { version = "0.9.4" }`), and no
 /// added line of the same hunk names it again (`+scryer-prolog = "0.9.5"` is a change): the
@@ -1481,6 +1480,7 @@ fn removed_dependency<'t>(text: &'t str, start: usize, end: usize, cues: &Cues) 
 /// How many lines a diff's hunk is read each way from a removed line.
 const MAX_HUNK_LINES: usize = 64;
 
+/// The ending cue of a mention, if a removal or contradiction stands right at it.
 fn ending_cue(text: &str, s_start: usize, s_end: usize, start: usize, end: usize, cues: &Cues) -> Option<String> {
     // Ending phrases stand right at the mention: a bounded window on each side keeps a
     // mention in a huge sentence O(1).
