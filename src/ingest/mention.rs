@@ -1369,11 +1369,7 @@ fn manifest_entry(cues: &Cues, text: &str, line_start: usize, start: usize, end:
         && before.chars().all(|c| matches!(c, ' ' | '\t' | '│' | '├' | '└' | '─' | '┬' | '|' | '`' | '-' | '+'));
     // `cargo add scryer-prolog@0.9 --no-default-features`, and what cargo answers:
     // "Adding scryer-prolog v0.9.4 to dependencies".
-    if let Some(command) = cues.add_commands.iter().find_map(|cmd| {
-        let at = before.find(cmd.as_str())?;
-        let args = &before[at + cmd.len()..];
-        args.bytes().all(|b| b.is_ascii_alphanumeric() || b" -_=@./".contains(&b)).then_some(cmd)
-    }) {
+    if let Some(command) = command_before(before, &cues.add_commands, b"") {
         return Some(format!("`{command}{name}`"));
     }
     if before.trim_start().trim_start_matches(['`', '>', ' ']) == "Adding " && versioned(after) {
@@ -1391,6 +1387,19 @@ fn manifest_entry(cues: &Cues, text: &str, line_start: usize, start: usize, end:
     let named = key.get(word_start..).is_some_and(|k| k.eq_ignore_ascii_case("package"))
         && !key[..word_start].ends_with(|c: char| c.is_alphanumeric() || c == '_');
     named.then(|| format!("package key `{}{name}\"`", &before[word_start..]))
+}
+
+/// The first of `commands` in `before` (the text up to a mention) that only argument bytes
+/// (letters, digits, `-_=@./`, a space, and any of `also`) separate from the mention:
+/// `cargo add scryer-prolog@0.9 --no-default-features ` before `loro`.
+fn command_before<'c>(before: &str, commands: &'c [String], also: &[u8]) -> Option<&'c str> {
+    commands.iter().map(String::as_str).find(|cmd| {
+        before.find(cmd).is_some_and(|at| {
+            before[at + cmd.len()..]
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b" -_=@./".contains(&b) || also.contains(&b))
+        })
+    })
 }
 
 /// How a cargo feature named after a repo is written right before it: the flag of a
@@ -1499,11 +1508,7 @@ fn ending_cue(text: &str, s_start: usize, s_end: usize, start: usize, end: usize
     let is_filler = |w: &str| cues.ending_filler.iter().any(|f| f == w);
     let is_object = |w: &str| cues.ending_objects.iter().any(|f| f == w);
     // `$ cargo remove loro`: the inverse of `[using] add_commands`.
-    if let Some(command) = cues.ending_commands.iter().find(|cmd| {
-        before.rfind(cmd.as_str()).is_some_and(|at| {
-            before[at + cmd.len()..].bytes().all(|b| b.is_ascii_alphanumeric() || b" -_=@./`".contains(&b))
-        })
-    }) {
+    if let Some(command) = command_before(&before, &cues.ending_commands, b"`") {
         return Some(command.trim_end().to_string());
     }
     // The mention ends its clause, or the next word is an object word, or one word then
