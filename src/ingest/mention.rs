@@ -1437,18 +1437,39 @@ fn dependency_of_another(
     c: &Candidate,
     from: usize,
 ) -> Option<String> {
+    let clause = from;
     let from = c.start.saturating_sub(MAX_DEPENDENCY_SUBJECT).max(from);
     let (verb_at, verb_end) = *verbs[..verbs.partition_point(|v| v.1 <= c.start)].last().filter(|v| v.0 >= from)?;
     let verb = &text[verb_at..verb_end];
     // The nearest before the verb, among those in the window: a bounded walk back.
     let before_verb = line.partition_point(|o| o.start < verb_at);
-    let subject = line[..before_verb]
+    let other = |o: &&Candidate| o.node != c.node && o.end <= verb_at;
+    if let Some(subject) = line[..before_verb].iter().rev().take_while(|o| o.start >= from).find(other) {
+        return Some(format!("another repo's own dependency \"{} {verb}\"", &text[subject.start..subject.end]));
+    }
+    // "Studied memista; it wraps usearch": a clause whose subject is a pronoun, right
+    // before the verb (one word between at most: "they also vendor"), speaks of the other
+    // repo named last before it on the line. Not "its replacement wraps usearch": a
+    // possessive's noun may be the project's.
+    let lead = text[clause..verb_at].trim_start_matches(|c: char| !c.is_alphanumeric());
+    let mut words = lead.split_whitespace();
+    let pronoun = words.next().and_then(|w| PRONOUN_SUBJECTS.iter().find(|p| w.eq_ignore_ascii_case(p)))?;
+    if words.count() > 1 {
+        return None;
+    }
+    let antecedent = line[..line.partition_point(|o| o.start < clause)]
         .iter()
         .rev()
-        .take_while(|o| o.start >= from)
-        .find(|o| o.node != c.node && o.end <= verb_at)?;
-    Some(format!("another repo's own dependency \"{} {verb}\"", &text[subject.start..subject.end]))
+        .take_while(|o| o.start + MAX_DEPENDENCY_SUBJECT >= clause)
+        .find(other)?;
+    Some(format!(
+        "another repo's own dependency \"{lead}{verb}\" ({pronoun}: {})",
+        &text[antecedent.start..antecedent.end]
+    ))
 }
+
+/// Pronouns that, opening a clause, make its subject the repo named last before it.
+const PRONOUN_SUBJECTS: [&str; 2] = ["it", "they"];
 
 /// How many bytes on each side of a mention an ending phrase (with its filler and object
 /// words) may take.
@@ -2124,6 +2145,21 @@ mod tests {
         assert_eq!(class, CueClass::Plain);
         assert!(why.starts_with("another repo's own dependency \"dojo pulls in\""), "{why}");
         assert_eq!(cue_of(theirs, "dojo").0, CueClass::Testing);
+        // "uses", "pairs": the commonest verbs of another repo's own stack.
+        let (class, why) = cue_of("- Analysed memista against our design: memista pairs SQLite with turso", "turso");
+        assert_eq!(
+            (class, why.as_str()),
+            (CueClass::Plain, "another repo's own dependency \"memista pairs\": Analysed")
+        );
+        let (class, why) = cue_of("- Our tests go through dojo, and dojo uses the turso crate", "turso");
+        assert_eq!((class, why.as_str()), (CueClass::Plain, "another repo's own dependency \"dojo uses\": uses the"));
+        // A clause whose subject is a pronoun speaks of the repo named last before it.
+        let (class, why) = cue_of("- Studied memista's README; it wraps turso for storage", "turso");
+        assert_eq!(class, CueClass::Plain);
+        assert_eq!(why, "another repo's own dependency \"it wraps\" (it: memista): Studied");
+        // Not a possessive's noun, which may be the project's.
+        let (class, _) = cue_of("- We built on dojo at first; its replacement is built on turso", "turso");
+        assert_eq!(class, CueClass::Using);
         // A test run on the project's part built on a repo ran the project, which uses it.
         assert_eq!(cue_of("- All 96 tests green on the turso store", "turso").0, CueClass::Using);
         // Adding a dependency with a package manager, and its answer, declare a use.
@@ -2306,6 +2342,9 @@ mod tests {
         assert_eq!(found, vec![("dojo".into(), CueClass::Testing, "patina scrape code --force --repo dojo".into())]);
         let found = check("- Case-insensitive repo lookup: --repo sdl finds the directory");
         assert_eq!(found[0].0, "SDL");
+        // `oxidize` builds a repo's semantic index: the project's pipeline run on it.
+        let found = check("$ patina oxidize --repo dojo --quantization f16 --force");
+        assert_eq!(found, vec![("dojo".into(), CueClass::Testing, "$ patina oxidize --repo dojo".into())]);
     }
 
     #[test]
