@@ -913,13 +913,18 @@ fn a_look_back_after_an_ending_does_not_restart_it_and_a_denied_claim_ends_learn
     let out = home.cmd(&["mother", "explain", "atlas", "LEARNS_FROM", "quickparse"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("g.md:5") && text.contains("not inspired by"), "{text}");
-    // Using cues in two sessions after the ending would derive the edge by themselves.
+    // Look-backs in as many sessions as there are recaps restart nothing (stop 44: two
+    // weak sessions used to); a strong cue after the ending starts the edge again.
     let dir = home.path().join("sessions");
     std::fs::write(dir.join("h.md"), look_back("20260224-100000")).unwrap();
     home.ok(&["mother", "ingest", dir.to_str().unwrap(), "--project", "atlas"]);
+    assert!(!has(&edges(&home), "atlas", "USES", "vectorlite"), "two look-backs restart nothing");
+    let re_add = session("20260226-100000", "- Put vectorlite back: the index is built on vectorlite again.\n");
+    std::fs::write(dir.join("i.md"), re_add).unwrap();
+    home.ok(&["mother", "ingest", dir.to_str().unwrap(), "--project", "atlas"]);
     let edge = home.json(&["mother", "graph"]);
     let edge = edge.as_array().unwrap().iter().find(|e| e["type"] == "USES" && e["to"] == "vectorlite");
-    assert_eq!(edge.expect("started again")["valid_from"], "2026-02-17");
+    assert_eq!(edge.expect("started again")["valid_from"], "2026-02-26");
 }
 
 /// Stop 35: a later session's retraction ("… was inspired by X. That was wrong") ends the

@@ -247,10 +247,11 @@ fn validity(facts: &Facts, params: &Params, a: u32, t: u8, b: u32, fired: &[Firi
         .flatten()
         .any(|&g| facts.groups[g as usize].kind == program::G_IMPORT);
     let held = fired.iter().any(|f| !TEXT_RULES.contains(&f.rule.as_str()) && (f.rule != manifest || in_a_manifest));
-    // After an ending the edge starts again only on evidence that would derive it by
-    // itself: a strong cue ("re-added X", a pasted dependency line, "built on X"), or
-    // using cues in two sessions. One weak cue looks back at what was ended ("the turso
-    // backend" in a retro's table of removals, "last week's duckdb removal").
+    // After an ending the edge starts again only on a strong cue ("re-added X", a pasted
+    // dependency line, "built on X"). Weak cues look back at what was ended, in as many
+    // sessions as there are recaps ("the turso backend" in a retro's table of removals,
+    // "the DuckDB integration cost us a week" a month on): an ending is decided evidence,
+    // and only evidence that decides by itself undoes it.
     let strong_sessions: Vec<&str> = facts
         .groups_by_pair
         .get(&(a, b))
@@ -262,12 +263,7 @@ fn validity(facts: &Facts, params: &Params, a: u32, t: u8, b: u32, fired: &[Firi
         .collect();
     // The evidence after an ending that starts the edge again.
     let restart_after = |end: &(Option<String>, String)| -> Vec<&UnitRef> {
-        let after: Vec<&UnitRef> = support.iter().copied().filter(|u| at(u) > *end).collect();
-        let mut sessions: Vec<&str> = after.iter().map(|u| u.key.as_str()).collect();
-        sessions.sort_unstable();
-        sessions.dedup();
-        let enough = t == program::USES && sessions.len() as u32 >= program::MIN_CUE_SESSIONS;
-        after.into_iter().filter(|u| enough || strong_sessions.contains(&u.key.as_str())).collect()
+        support.iter().copied().filter(|u| at(u) > *end && strong_sessions.contains(&u.key.as_str())).collect()
     };
     let newest_end = endings.last().map(at);
     let restart: Vec<&UnitRef> = newest_end.as_ref().map(restart_after).unwrap_or_default();

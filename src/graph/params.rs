@@ -69,7 +69,7 @@ pub struct Params {
 }
 
 /// Bump when the rule program changes meaning, so stored graphs are re-derived.
-const PROGRAM_VERSION: &str = "rules-v5";
+const PROGRAM_VERSION: &str = "rules-v6";
 
 impl Params {
     /// The built-in parameters.
