@@ -2553,6 +2553,13 @@ mod tests {
             one("dagger", "replaced")
         );
         assert_eq!(ending("scryer-prolog has been gone since the 14th."), one("scryer-prolog", "has been gone"));
+        // A dependency no more, said as a state; not a repo that never was one.
+        assert_eq!(
+            ending("- duckdb has not been a dependency since Oct 2025, scrape output is SQLite"),
+            one("duckdb", "has not been a dependency since")
+        );
+        assert_eq!(ending("turso isn't a dependency anymore."), one("turso", "isn't a dependency anymore"));
+        assert!(ending("SDL is not a dependency, it is a test subject.").is_empty());
         // The inverse of an add command; an ambiguous name is taken on an ending.
         assert_eq!(ending("$ cargo remove loro"), one("loro", "cargo remove"));
         assert_eq!(ending("- Removed loro and the `crdt` feature"), one("loro", "removed"));
