@@ -383,6 +383,9 @@ pub struct CueHit {
 }
 
 /// Last words that make a phrase point at what follows it.
+/// How far after "with" a testing verb's repo word is looked for.
+const MAX_WITH_OBJECT_BYTES: usize = 80;
+
 const PREPOSITIONS: [&str; 11] = ["from", "by", "after", "on", "of", "with", "against", "into", "across", "to", "via"];
 
 impl Cues {
@@ -1246,6 +1249,22 @@ impl Cues {
         merge_spanning(hits, self.find_gapped(text))
     }
 
+    /// Whether `word` is "with" and the words after it (`rest_at`), to the end of their
+    /// clause, name repos by a repo word: "Live tested both commands with dust and dagger
+    /// repositories" ran them on those repos, where "tested the pipeline with Dagger" names
+    /// a tool.
+    fn names_repos_after_with(&self, text: &str, word: &str, rest_at: usize) -> bool {
+        if !word.eq_ignore_ascii_case("with") {
+            return false;
+        }
+        let rest = &text[rest_at..text.ceil_char_boundary((rest_at + MAX_WITH_OBJECT_BYTES).min(text.len()))];
+        let clause = rest.split(['.', ',', ';', ':', '!', '?', '(', '\n']).next().unwrap_or("");
+        clause.split_whitespace().take(MAX_GAP_WORDS + 2).any(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+            self.repo_words.iter().any(|r| r.eq_ignore_ascii_case(w))
+        })
+    }
+
     /// The gapped phrases in `text` (see [`GappedPhrases`]), in no particular order.
     fn find_gapped(&self, text: &str) -> Vec<CueHit> {
         let bytes = text.as_bytes();
@@ -1265,7 +1284,9 @@ impl Cues {
                         break;
                     }
                     let word = &text[start..start + len];
-                    if gap > 0 && prepositions.iter().any(|p| p.eq_ignore_ascii_case(word)) {
+                    let preposition_here = prepositions.iter().any(|p| p.eq_ignore_ascii_case(word))
+                        || *class == CueClass::Testing && self.names_repos_after_with(text, word, start + len);
+                    if gap > 0 && preposition_here {
                         found.push(CueHit {
                             start: m.start(),
                             end: start + len,
@@ -1621,8 +1642,14 @@ mod tests {
         // The contiguous form is the plain phrase.
         assert_eq!(found("tested on dojo"), gapped("tested on"));
         // Not "with" (the tool, not the subject), not past a preposition, the end of a
-        // clause or four words.
+        // clause or four words...
         assert!(found("tested the pipeline with Dagger").is_empty());
+        // ... unless a repo word after "with" says the repos were the subjects.
+        assert_eq!(
+            found("Live tested both commands with dust and dagger repositories"),
+            gapped("tested both commands with")
+        );
+        assert!(found("tested the pipeline with Dagger. The repo is fine").is_empty());
         assert!(found("tested five of the parsers on SDL").is_empty());
         assert!(found("we tested it, then on dojo").is_empty());
         assert!(found("tested the one big new thing on SDL").is_empty());
