@@ -382,10 +382,10 @@ pub struct CueHit {
     pub points_forward: bool,
 }
 
-/// Last words that make a phrase point at what follows it.
 /// How far after "with" a testing verb's repo word is looked for.
 const MAX_WITH_OBJECT_BYTES: usize = 80;
 
+/// Last words that make a phrase point at what follows it.
 const PREPOSITIONS: [&str; 11] = ["from", "by", "after", "on", "of", "with", "against", "into", "across", "to", "via"];
 
 impl Cues {

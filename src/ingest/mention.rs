@@ -1448,7 +1448,7 @@ fn dependency_of_another(
         return Some(format!("another repo's own dependency \"{} {verb}\"", &text[subject.start..subject.end]));
     }
     // "Studied memista; it wraps usearch": a clause whose subject is a pronoun, right
-    // before the verb (one word between at most: "they also vendor"), speaks of the other
+    // before the verb (one word between at most: "it also wraps"), speaks of the other
     // repo named last before it on the line. Not "its replacement wraps usearch": a
     // possessive's noun may be the project's.
     let lead = text[clause..verb_at].trim_start_matches(|c: char| !c.is_alphanumeric());
