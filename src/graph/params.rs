@@ -60,7 +60,8 @@ pub struct Params {
     /// Lower-cased ending cues that contradict a claim (they end LEARNS_FROM too).
     pub contradiction_cues: Vec<String>,
     /// Lower-cased claims of where something came from (`[ending] denied_claims` in
-    /// rules/cues.toml): an ending cue that ends with one denies it ("not ported from").
+    /// rules/cues.toml, and the verbs of taking or study a repo's possessive follows): an
+    /// ending cue that ends with one denies it ("not ported from", "never took").
     pub denied_claims: Vec<String>,
     /// A domain on more nodes than this is broad: the domain rules ignore it.
     pub max_domain_members: usize,
@@ -81,7 +82,8 @@ impl Params {
         // A retraction withdraws the claim before it: a contradiction, listed once, in the
         // cue vocabulary.
         let retractions = crate::ingest::cues::builtin_retractions();
-        let denied_claims = crate::ingest::cues::builtin_denied_claims();
+        let mut denied_claims = crate::ingest::cues::builtin_denied_claims();
+        denied_claims.extend(crate::ingest::cues::builtin_possessive_claims());
         for r in retractions.iter().chain(&denied_claims) {
             hasher.update(r.as_bytes());
         }
@@ -103,7 +105,8 @@ impl Params {
     }
 
     /// Whether an ending cue contradicts a claim (and so ends LEARNS_FROM too): one of
-    /// `contradiction_cues`, or a denied claim ("not ported from", "didn't come from").
+    /// `contradiction_cues`, or a denied claim ("not ported from", "didn't come from", "never
+    /// took" before the repo's possessive).
     pub fn is_contradiction(&self, cue: &str) -> bool {
         let cue = cue.trim().to_lowercase();
         self.contradiction_cues.contains(&cue)

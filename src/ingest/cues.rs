@@ -350,7 +350,7 @@ struct GappedPhrases {
 }
 
 /// The most words a gapped phrase holds between its verb and its preposition.
-const MAX_GAP_WORDS: usize = 4;
+const MAX_GAP_WORDS: usize = 5;
 
 /// How far into a dependency line's value [`Cues::dependency_line`] looks for its end.
 const MAX_DEPENDENCY_VALUE: usize = 256;
@@ -1020,6 +1020,12 @@ impl Cues {
         false
     }
 
+    /// The verbs of taking or study before a repo's possessive (`[learning] gapped_verbs`
+    /// and `study_verbs`), lower-case, longest first.
+    pub fn taking_verbs(&self) -> &[String] {
+        &self.taking_verbs
+    }
+
     /// The verb of taking or study right before `start` ("Adopted" in "Adopted opencode's",
     /// "went through" in "went through dojo's"), as written, within `[from, start)`.
     pub fn taking_before<'t>(&self, text: &'t str, from: usize, start: usize) -> Option<&'t str> {
@@ -1066,6 +1072,43 @@ impl Cues {
         Some(format!("{} … and {}", &before[at..], &rest[..verb.len()]))
     }
 
+    /// A verb of study whose object is the mention's by a possessive pronoun, in `[end,
+    /// to)` after the mention (at most [`MAX_PRONOUN_STUDY_AFTER`] bytes): "**humanlayer**
+    /// staleness handling. Read their knowledge-freshness code", "the `examples/hooks/`
+    /// folder in the claude-code repo and read their `SessionEnd` example". The caller ends
+    /// `to` at the next other repo on the line, so the mention is the one named last before
+    /// the pronoun. Not when a negation stands before the verb in its clause ("I've never
+    /// read its code"). The verb's offset and its words ("read their").
+    pub fn study_by_pronoun_after(&self, text: &str, end: usize, to: usize) -> Option<(usize, String)> {
+        let after = &text[end..text.floor_char_boundary(to.min(end + MAX_PRONOUN_STUDY_AFTER))];
+        let bytes = after.as_bytes();
+        for (at, _) in after.match_indices(' ') {
+            let rest = &after[at + 1..];
+            let Some(verb) = self.study_verbs.iter().find(|verb| {
+                rest.get(..verb.len()).is_some_and(|w| w.eq_ignore_ascii_case(verb))
+                    && is_word_boundary(bytes, at + 1, at + 1 + verb.len())
+            }) else {
+                continue;
+            };
+            let object = rest[verb.len()..].strip_prefix(' ').unwrap_or("");
+            let Some(pronoun) = POSSESSIVE_PRONOUNS.iter().find(|p| {
+                object.get(..p.len()).is_some_and(|w| w.eq_ignore_ascii_case(p)) && object[p.len()..].starts_with(' ')
+            }) else {
+                continue;
+            };
+            // The verb's clause, back to the last clause-ending mark before it.
+            let clause_start = after[..at].rfind(['.', ';', ':', ',', '!', '?', '(', '\u{2014}']).map_or(0, |i| i + 1);
+            let negated = after[clause_start..at]
+                .split(|c: char| c.is_whitespace() || c == '`')
+                .any(|w| !w.is_empty() && self.is_negator(w));
+            if negated {
+                return None;
+            }
+            return Some((end + at + 1, format!("{} {pronoun}", &rest[..verb.len()])));
+        }
+        None
+    }
+
     /// Whether `word` (ASCII case aside) is a failure word (`[negation] failure_words`).
     pub fn is_failure_word(&self, word: &str) -> bool {
         self.failure_words.iter().any(|w| w.eq_ignore_ascii_case(word))
@@ -1098,10 +1141,12 @@ impl Cues {
     /// A word right after the mention ending at `end` (within `[end, to)`, past a dash, a
     /// colon or a comma) that says the repo was left out: an item skipped in a list of
     /// runs ("- memista — not cloned, skip", "- SDL: skipped"). A failure that did not
-    /// happen is a result ("- SDL: no panics", see `failure_words`).
+    /// happen is a result ("- SDL: no panics", see `failure_words`). In a table row, past
+    /// empty cells too: "| SDL | – | – | skipped: index too old |".
     pub fn skipped_right_after<'t>(&self, text: &'t str, end: usize, to: usize) -> Option<&'t str> {
         let after = right_after(text, end, to);
-        let rest = after.trim_start_matches([' ', '\t', '\u{2014}', '\u{2013}', '-', ':', ',', '*', '`', '_', ')']);
+        let rest =
+            after.trim_start_matches([' ', '\t', '\u{2014}', '\u{2013}', '-', ':', ',', '*', '`', '_', ')', '|']);
         // Only past a separator or a space: "memista-not" is no item.
         if rest.len() == after.len() {
             return None;
@@ -1465,8 +1510,24 @@ pub fn builtin_denied_claims() -> Vec<String> {
     raw.ending.denied_claims.iter().map(|r| r.trim().to_lowercase()).filter(|r| !r.is_empty()).collect()
 }
 
+/// The built-in verbs of taking and study (`[learning] gapped_verbs` and `study_verbs`),
+/// lower-cased: negated before a repo's possessive they deny a claim ("we never took
+/// livestore's approach"), so an ending cue that ends with one is a contradiction too.
+pub fn builtin_possessive_claims() -> Vec<String> {
+    let raw: RawCues = toml::from_str(DEFAULT_CUES).expect("rules/cues.toml is valid (checked by a test)");
+    let all = raw.learning.gapped_verbs.iter().chain(&raw.learning.study_verbs);
+    all.map(|r| r.trim().to_lowercase()).filter(|r| !r.is_empty()).collect()
+}
+
 /// How far after a fetched repo's mention its verb of study may start.
 const MAX_STUDIED_AFTER: usize = 48;
+
+/// How far after a mention [`Cues::study_by_pronoun_after`] looks for a verb of study.
+pub const MAX_PRONOUN_STUDY_AFTER: usize = 160;
+
+/// Possessive pronouns that, as a verb of study's object, point back to the repo named
+/// before them.
+const POSSESSIVE_PRONOUNS: [&str; 2] = ["their", "its"];
 
 /// Where the first of `words` (lower-cased, longest first) that ends `text` as a whole
 /// word starts, compared case-insensitively.
@@ -1642,7 +1703,7 @@ mod tests {
         // The contiguous form is the plain phrase.
         assert_eq!(found("tested on dojo"), gapped("tested on"));
         // Not "with" (the tool, not the subject), not past a preposition, the end of a
-        // clause or four words...
+        // clause or five words...
         assert!(found("tested the pipeline with Dagger").is_empty());
         // ... unless a repo word after "with" says the repos were the subjects.
         assert_eq!(
@@ -1652,7 +1713,13 @@ mod tests {
         assert!(found("tested the pipeline with Dagger. The repo is fine").is_empty());
         assert!(found("tested five of the parsers on SDL").is_empty());
         assert!(found("we tested it, then on dojo").is_empty());
-        assert!(found("tested the one big new thing on SDL").is_empty());
+        assert!(found("tested the one big shiny new thing on SDL").is_empty());
+        // Five words are the most: "read the SKILL.md spec and template in X" (a study).
+        let study = "read the SKILL.md spec and template in";
+        assert_eq!(
+            found("read the SKILL.md spec and template in SDL"),
+            [(study.into(), CueClass::Learning, true, true)]
+        );
         assert!(found("attested nothing on SDL").is_empty());
         // A failure without code around the command: "why doesn't patina scry work on A".
         assert_eq!(found("why doesn't patina scry work on openclaw"), gapped("doesn't patina scry work on"));

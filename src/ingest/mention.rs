@@ -47,7 +47,7 @@ use std::collections::HashSet;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
-use super::cues::{CueHit, Cues, Void, is_word_boundary};
+use super::cues::{CueHit, Cues, MAX_PRONOUN_STUDY_AFTER, Void, is_word_boundary};
 use crate::event::{CueClass, NodeRegistered};
 
 /// How a term names its node.
@@ -414,6 +414,20 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 cue = Some((CueClass::Learning, words));
                 strong = true;
                 cue_at = c.start;
+            } else if !strong
+                && (!c.ambiguous || c.repo_context)
+                && let Some((at, words)) = cues.study_by_pronoun_after(text, c.end, next_other_repo(line, c, line_stop))
+            {
+                // "**humanlayer** staleness handling. Read their freshness code": the repo
+                // named last before the pronoun is what was read. Not what makes an
+                // ambiguous name a repo ("codex's TypeScript half looked light. Read its
+                // rows": the product's name).
+                cue = Some((
+                    CueClass::Learning,
+                    format!("{words} ({}: {})", &words[words.rfind(' ').map_or(0, |i| i + 1)..], &text[c.start..c.end]),
+                ));
+                strong = true;
+                cue_at = at;
             }
             let testing_cue = matches!(cue, Some((CueClass::Testing, _))) && c.flag_cue.is_none();
             if let Some(flag) = feature_flag(text, line_start, c.start) {
@@ -1577,7 +1591,8 @@ fn ending_cue(text: &str, s_start: usize, s_end: usize, start: usize, end: usize
             }
         }
     }
-    if let Some(denied) = denied_claim(&before_words, cues) {
+    let possessive = after.starts_with("'s") || after.starts_with("\u{2019}s");
+    if let Some(denied) = denied_claim(&before_words, possessive, cues) {
         return Some(denied);
     }
     let mut k = 0;
@@ -1600,18 +1615,33 @@ fn ending_cue(text: &str, s_start: usize, s_end: usize, start: usize, end: usize
     None
 }
 
+/// Where the next repo after the mention `c` on its line starts (`line_stop` if none):
+/// the end of what a pronoun after `c` can point back to. Bounded: only candidates within
+/// the reach of a pronoun ([`MAX_PRONOUN_STUDY_AFTER`] bytes after `c`) are looked at.
+fn next_other_repo(line: &[Candidate], c: &Candidate, line_stop: usize) -> usize {
+    let reach = c.end + MAX_PRONOUN_STUDY_AFTER;
+    line[line.partition_point(|o| o.start < c.end)..]
+        .iter()
+        .take_while(|o| o.start < reach)
+        .find(|o| o.node != c.node)
+        .map_or(line_stop.min(reach), |o| o.start)
+}
+
 /// A claim of where something came from, negated, right before the repo (only filler
 /// words between): "was **not** ported from openai/codex", "did not come from LiveStore",
 /// "wasn't really inspired by X". A contradiction of the claim, whatever follows; its cue
-/// is the negation and the phrase ("not ported from").
-fn denied_claim(before_words: &[String], cues: &Cues) -> Option<String> {
+/// is the negation and the phrase ("not ported from"). Before the repo's possessive
+/// (`possessive`), a verb of taking or study is such a claim too: "we never took
+/// livestore's approach", "I never read daydreams' code".
+fn denied_claim(before_words: &[String], possessive: bool, cues: &Cues) -> Option<String> {
     let is_filler = |w: &str| cues.ending_filler.iter().any(|f| f == w);
     let mut n = before_words.len();
     while n > 0 && is_filler(&before_words[n - 1]) {
         n -= 1;
     }
     let head = &before_words[..n];
-    cues.ending_denied_claims.iter().find_map(|phrase| {
+    let taking = possessive.then(|| cues.taking_verbs()).into_iter().flatten();
+    cues.ending_denied_claims.iter().chain(taking).find_map(|phrase| {
         let len = phrase.split(' ').count();
         let at = head.len().checked_sub(len)?;
         if !head[at..].iter().map(String::as_str).eq(phrase.split(' ')) {
@@ -2199,6 +2229,16 @@ mod tests {
         let skipped = "- 07:20 Rust fixture (loro): skipped this month\n- 07:25 C fixture (SDL): 1,412 files\n";
         assert_eq!(cue_of(skipped, "loro").0, CueClass::Plain);
         assert_eq!(cue_of(skipped, "SDL").0, CueClass::Testing);
+        // In a table row too, past empty cells.
+        let row = "| repo | files | R@10 | note |\n|---|---|---|---|\n| dojo | 1,204 | 0.81 | |\n\
+                   | SDL | – | – | skipped: index older than the scraper |\n";
+        assert_eq!(cue_of(row, "dojo").0, CueClass::Testing);
+        assert_eq!(cue_of(row, "SDL"), (CueClass::Plain, "skipped: \"SDL … skipped\"".into()));
+        // A lead-in that says nothing was taken, or that its items are plans.
+        let prior = "Prior art skimmed (nothing taken yet):\n- dojo: keeps a log of snapshots\n";
+        assert_eq!(cue_of(prior, "dojo").0, CueClass::Plain);
+        let plans = "**May list (plans, nothing started):**\n- add dojo as a Cairo fixture\n";
+        assert_eq!(cue_of(plans, "dojo").0, CueClass::Plain);
         // The repo named as what the tool is tried on, and a run with its count.
         let subject = "Added memista as the TypeScript eval subject (75 queries, weak on re-exports).";
         assert_eq!(cue_of(subject, "memista").0, CueClass::Testing);
@@ -2614,6 +2654,12 @@ mod tests {
         // Not negated, or the negation too far away: a claim, no ending.
         assert!(ending("The sandbox was ported from openai/codex").is_empty());
         assert!(ending("Not what I expected, but the design came from dojo").is_empty());
+        // Before the repo's possessive, a verb of taking or study negated denies the claim.
+        assert_eq!(
+            ending("Turns out we never took dojo's approach at all; we got there on our own."),
+            vec![("dojo".into(), "never took".into())]
+        );
+        assert_eq!(cue_of("We took dojo's approach.", "dojo").0, CueClass::Learning);
         // A removal that nearly happened is none.
         assert!(ending("We almost removed the dagger adapter, but kept it").is_empty());
         assert!(ending("We came close to dropping duckdb for good").is_empty());
@@ -2651,6 +2697,28 @@ mod tests {
         // Fetched and run is no study; nor a study verb further on.
         assert_ne!(check("Cloned dojo and ran the scrape: 14s")[0].1, CueClass::Learning);
         assert_eq!(check("Cloned dojo; later that day I read a blog post")[0].1, CueClass::Plain);
+    }
+
+    #[test]
+    fn a_study_of_their_code_is_a_study_of_the_repo_named_before() {
+        assert_eq!(
+            cue_of("- [x] **memista** staleness. Read their freshness code: each fact decays.", "memista"),
+            (CueClass::Learning, "Read their (their: memista)".into())
+        );
+        assert_eq!(
+            cue_of("Went to the `examples/` folder in the dojo repo and read its hook example again.", "dojo").0,
+            CueClass::Learning
+        );
+        // The pronoun is the repo's named last before it: not cuti's here.
+        let found = check("The dojo repo holds worlds; memista is simpler. Read their store code.");
+        assert_eq!(
+            found.iter().map(|m| (m.0.as_str(), m.1)).collect::<Vec<_>>(),
+            [("dojo", CueClass::Plain), ("memista", CueClass::Learning)]
+        );
+        // Never read is no study.
+        assert_eq!(cue_of("memista came up again. I've never read its code.", "memista").0, CueClass::Plain);
+        // An ambiguous name is not made a repo by a pronoun.
+        assert!(check("The codex output looked light. Read its rows only.").is_empty());
     }
 
     #[test]
