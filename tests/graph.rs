@@ -1324,7 +1324,8 @@ struct WholeSetLabel {
 /// choice, then became a fit set. `eval/precision-traps-17` (stop 45, a month where the
 /// developer changes their mind: trials removed, credits retracted, recaps of both) had
 /// its figures taken before any choice (each log alone 0.70 / 0.86, whole 0.62 / 0.94),
-/// then became a fit set. Sets 6
+/// then became a fit set; `eval/precision-traps-18` (stop 45, the same brief, another
+/// author, written after the set-17 choices) is held out. Sets 6
 /// on also carry whole-set labels (what holds after the last log, what a
 /// later log ended). The whole-set table's last column counts the labelled removals and
 /// retractions (a log and a repo) whose log holds an ending mention of the repo (stop 43).
@@ -1353,6 +1354,7 @@ fn precision_traps_table() {
         ("eval/precision-traps-15", true),
         ("eval/precision-traps-16", false),
         ("eval/precision-traps-17", false),
+        ("eval/precision-traps-18", true),
     ];
     for (set, held_out) in sets {
         let (row, misses, sessions) = precision_trap_scores(&root().join(set), model.as_deref());

@@ -60,7 +60,7 @@ pub struct Params {
     /// Lower-cased ending cues that contradict a claim (they end LEARNS_FROM too).
     pub contradiction_cues: Vec<String>,
     /// Lower-cased claims of where something came from (`[ending] denied_claims` in
-    /// rules/cues.toml, and the verbs of taking or study a repo's possessive follows): an
+    /// rules/cues.toml, and the verbs of taking a repo's possessive follows): an
     /// ending cue that ends with one denies it ("not ported from", "never took").
     pub denied_claims: Vec<String>,
     /// A domain on more nodes than this is broad: the domain rules ignore it.

@@ -76,6 +76,12 @@ struct RawClass {
     study_prepositions: Vec<String>,
     #[serde(default)]
     acquire_verbs: Vec<String>,
+    /// Nouns after a studied repo that say what was read was said about it, not its design.
+    #[serde(default)]
+    hearsay_nouns: Vec<String>,
+    /// Verbs of a part of the project staying on the repo right after them.
+    #[serde(default)]
+    state_verbs: Vec<String>,
     #[serde(default)]
     result_units: Vec<String>,
 }
@@ -273,9 +279,18 @@ pub struct Cues {
     /// repo itself, an article at most between, they study it ("Read the Gas Town design
     /// end to end", "reading gastown end to end").
     study_verbs: Vec<String>,
+    /// Lower-cased verbs of taking alone (`[learning] gapped_verbs`).
+    origin_verbs: Vec<String>,
     /// Lower-cased verbs of fetching a repo (`acquire_verbs`), longest first: "Cloned X
     /// and read …" studies X.
     acquire_verbs: Vec<String>,
+    /// Lower-cased nouns after a studied repo that make what was read hearsay about it
+    /// (`[learning] hearsay_nouns`: "reading usearch issues", "reading PAI write-ups").
+    hearsay_nouns: Vec<String>,
+    /// Lower-cased verbs of staying (`[using] state_verbs`), longest first: right before
+    /// the repo, an article at most between, the project's part stays on it ("The vector
+    /// files stay in usearch", "the code index stays on usearch + rusqlite").
+    state_verbs: Vec<String>,
     /// Lower-cased head nouns that, right after a mention, say what it is to the project
     /// ("the DuckDB crate": using), with their class (`compounds` in `rules/cues.toml`).
     pub compounds: Vec<(String, CueClass)>,
@@ -417,6 +432,8 @@ impl Cues {
                 into.study_verbs.extend(from.study_verbs);
                 into.study_prepositions.extend(from.study_prepositions);
                 into.acquire_verbs.extend(from.acquire_verbs);
+                into.hearsay_nouns.extend(from.hearsay_nouns);
+                into.state_verbs.extend(from.state_verbs);
                 into.result_units.extend(from.result_units);
             }
             merged.lead_in.testing.extend(raw.lead_in.testing);
@@ -650,7 +667,10 @@ impl Cues {
                 merged.learning.gapped_verbs.iter().chain(&merged.learning.study_verbs).cloned().collect(),
             ),
             study_verbs: longest_first(merged.learning.study_verbs.clone()),
+            origin_verbs: lower(merged.learning.gapped_verbs.clone()),
             acquire_verbs: longest_first(merged.learning.acquire_verbs.clone()),
+            hearsay_nouns: lower(merged.learning.hearsay_nouns.clone()),
+            state_verbs: longest_first(merged.using.state_verbs.clone()),
             compounds,
             strong_compounds,
             plan_nouns: lower(merged.hedge.plan_nouns.clone()),
@@ -1020,10 +1040,12 @@ impl Cues {
         false
     }
 
-    /// The verbs of taking or study before a repo's possessive (`[learning] gapped_verbs`
-    /// and `study_verbs`), lower-case, longest first.
-    pub fn taking_verbs(&self) -> &[String] {
-        &self.taking_verbs
+    /// The verbs of taking a design from a repo (`[learning] gapped_verbs`: "took",
+    /// "adopted", …), lower-case: negated before its possessive they deny a claim of where
+    /// a design came from. Not the verbs of study: "haven't read dojo's docs yet" denies no
+    /// claim.
+    pub fn origin_verbs(&self) -> &[String] {
+        &self.origin_verbs
     }
 
     /// The verb of taking or study right before `start` ("Adopted" in "Adopted opencode's",
@@ -1037,16 +1059,28 @@ impl Cues {
     /// ("Read the Gas Town design", "reading gastown"), as written with its article,
     /// within `[from, start)`. Not a verb of taking: "adopted Dagger" uses it.
     pub fn study_before<'t>(&self, text: &'t str, from: usize, start: usize) -> Option<&'t str> {
-        let before = text[from..start].strip_suffix(' ')?;
-        let verb_end = ["the", "a", "an"]
-            .iter()
-            .find_map(|article| {
-                let at = before.len().checked_sub(article.len() + 1)?;
-                let written = before.get(at..)?;
-                (written.as_bytes()[0] == b' ' && written[1..].eq_ignore_ascii_case(article)).then_some(at)
-            })
-            .unwrap_or(before.len());
-        word_at_end(&before[..verb_end], &self.study_verbs).map(|at| &before[at..])
+        verb_right_before(text, from, start, &self.study_verbs)
+    }
+
+    /// The verb of staying right before the mention at `start` (`[using] state_verbs`), an
+    /// article at most between, as written with its article, within `[from, start)`:
+    /// "The vector files stay in usearch", "the code index stays on usearch + rusqlite".
+    pub fn state_before<'t>(&self, text: &'t str, from: usize, start: usize) -> Option<&'t str> {
+        verb_right_before(text, from, start, &self.state_verbs)
+    }
+
+    /// What a study of the repo ending at `end` read, when it is not the repo's design:
+    /// the word right after it (past a possessive) is a hearsay noun ("reading usearch
+    /// issues", "reading PAI write-ups") or a figure ("Dug into kit's 0.41": a run's
+    /// result). That word, as written.
+    pub fn not_its_design_after<'t>(&self, text: &'t str, end: usize) -> Option<&'t str> {
+        let rest = &text[end..text.floor_char_boundary((end + MAX_NEGATION_BYTES).min(text.len()))];
+        let rest = rest.strip_prefix("'s").or_else(|| rest.strip_prefix("\u{2019}s")).unwrap_or(rest);
+        let rest = rest.strip_prefix(' ')?.trim_start_matches('`');
+        let word = &rest[..rest.find(|c: char| !(c.is_alphanumeric() || c == '-' || c == '.')).unwrap_or(rest.len())];
+        let word = word.trim_end_matches('.');
+        let figure = word.starts_with(|c: char| c.is_ascii_digit());
+        (figure || self.hearsay_nouns.iter().any(|n| n.eq_ignore_ascii_case(word))).then_some(word)
     }
 
     /// A repo fetched, then read: a verb of fetching right before the mention at `[start,
@@ -1510,13 +1544,12 @@ pub fn builtin_denied_claims() -> Vec<String> {
     raw.ending.denied_claims.iter().map(|r| r.trim().to_lowercase()).filter(|r| !r.is_empty()).collect()
 }
 
-/// The built-in verbs of taking and study (`[learning] gapped_verbs` and `study_verbs`),
-/// lower-cased: negated before a repo's possessive they deny a claim ("we never took
-/// livestore's approach"), so an ending cue that ends with one is a contradiction too.
+/// The built-in verbs of taking (`[learning] gapped_verbs`), lower-cased: negated before a
+/// repo's possessive they deny a claim ("we never took livestore's approach"), so an
+/// ending cue that ends with one is a contradiction too.
 pub fn builtin_possessive_claims() -> Vec<String> {
     let raw: RawCues = toml::from_str(DEFAULT_CUES).expect("rules/cues.toml is valid (checked by a test)");
-    let all = raw.learning.gapped_verbs.iter().chain(&raw.learning.study_verbs);
-    all.map(|r| r.trim().to_lowercase()).filter(|r| !r.is_empty()).collect()
+    raw.learning.gapped_verbs.iter().map(|r| r.trim().to_lowercase()).filter(|r| !r.is_empty()).collect()
 }
 
 /// How far after a fetched repo's mention its verb of study may start.
@@ -1531,6 +1564,21 @@ const POSSESSIVE_PRONOUNS: [&str; 2] = ["their", "its"];
 
 /// Where the first of `words` (lower-cased, longest first) that ends `text` as a whole
 /// word starts, compared case-insensitively.
+/// One of `verbs` right before `start`, an article at most between, as written with its
+/// article, within `[from, start)`.
+fn verb_right_before<'t>(text: &'t str, from: usize, start: usize, verbs: &[String]) -> Option<&'t str> {
+    let before = text[from..start].strip_suffix(' ')?;
+    let verb_end = ["the", "a", "an"]
+        .iter()
+        .find_map(|article| {
+            let at = before.len().checked_sub(article.len() + 1)?;
+            let written = before.get(at..)?;
+            (written.as_bytes()[0] == b' ' && written[1..].eq_ignore_ascii_case(article)).then_some(at)
+        })
+        .unwrap_or(before.len());
+    word_at_end(&before[..verb_end], verbs).map(|at| &before[at..])
+}
+
 fn word_at_end(text: &str, words: &[String]) -> Option<usize> {
     words.iter().find_map(|word| {
         let at = text.len().checked_sub(word.len())?;

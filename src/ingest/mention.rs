@@ -399,14 +399,23 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             if !strong
                 && (text[c.end..].starts_with("'s") || text[c.end..].starts_with("\u{2019}s"))
                 && let Some(verb) = cues.taking_before(text, s_start, c.start)
+                && cues.not_its_design_after(text, c.end).is_none()
             {
                 // "Adopted opencode's approach", "took cuti's run script": taken from it.
                 cue = Some((CueClass::Learning, format!("{verb} {}'s", &text[c.start..c.end])));
                 strong = true;
                 cue_at = c.start;
-            } else if !strong && let Some(verb) = cues.study_before(text, s_start, c.start) {
+            } else if !strong
+                && let Some(verb) = cues.study_before(text, s_start, c.start)
+                && cues.not_its_design_after(text, c.end).is_none()
+            {
                 // "Read the Gas Town design end to end", "Reading steveyegge/gastown".
                 cue = Some((CueClass::Learning, format!("{verb} {}", &text[c.start..c.end])));
+                strong = true;
+                cue_at = c.start;
+            } else if !strong && let Some(verb) = cues.state_before(text, s_start, c.start) {
+                // "The vector files stay in usearch": the project's part stays on it.
+                cue = Some((CueClass::Using, format!("{verb} {}", &text[c.start..c.end])));
                 strong = true;
                 cue_at = c.start;
             } else if !strong && let Some(words) = cues.acquired_then_studied(text, s_start, c.start, c.end, s_end) {
@@ -1631,8 +1640,8 @@ fn next_other_repo(line: &[Candidate], c: &Candidate, line_stop: usize) -> usize
 /// words between): "was **not** ported from openai/codex", "did not come from LiveStore",
 /// "wasn't really inspired by X". A contradiction of the claim, whatever follows; its cue
 /// is the negation and the phrase ("not ported from"). Before the repo's possessive
-/// (`possessive`), a verb of taking or study is such a claim too: "we never took
-/// livestore's approach", "I never read daydreams' code".
+/// (`possessive`), a verb of taking is such a claim too: "we never took livestore's
+/// approach" (not a verb of study: "I haven't read dojo's docs yet" denies no claim).
 fn denied_claim(before_words: &[String], possessive: bool, cues: &Cues) -> Option<String> {
     let is_filler = |w: &str| cues.ending_filler.iter().any(|f| f == w);
     let mut n = before_words.len();
@@ -1640,7 +1649,7 @@ fn denied_claim(before_words: &[String], possessive: bool, cues: &Cues) -> Optio
         n -= 1;
     }
     let head = &before_words[..n];
-    let taking = possessive.then(|| cues.taking_verbs()).into_iter().flatten();
+    let taking = possessive.then(|| cues.origin_verbs()).into_iter().flatten();
     cues.ending_denied_claims.iter().chain(taking).find_map(|phrase| {
         let len = phrase.split(' ').count();
         let at = head.len().checked_sub(len)?;
@@ -2654,12 +2663,14 @@ mod tests {
         // Not negated, or the negation too far away: a claim, no ending.
         assert!(ending("The sandbox was ported from openai/codex").is_empty());
         assert!(ending("Not what I expected, but the design came from dojo").is_empty());
-        // Before the repo's possessive, a verb of taking or study negated denies the claim.
+        // Before the repo's possessive, a verb of taking negated denies the claim.
         assert_eq!(
             ending("Turns out we never took dojo's approach at all; we got there on our own."),
             vec![("dojo".into(), "never took".into())]
         );
         assert_eq!(cue_of("We took dojo's approach.", "dojo").0, CueClass::Learning);
+        // Not a study not done yet.
+        assert!(ending("I haven't read dojo's docs yet.").is_empty());
         // A removal that nearly happened is none.
         assert!(ending("We almost removed the dagger adapter, but kept it").is_empty());
         assert!(ending("We came close to dropping duckdb for good").is_empty());
@@ -2719,6 +2730,31 @@ mod tests {
         assert_eq!(cue_of("memista came up again. I've never read its code.", "memista").0, CueClass::Plain);
         // An ambiguous name is not made a repo by a pronoun.
         assert!(check("The codex output looked light. Read its rows only.").is_empty());
+    }
+
+    #[test]
+    fn reading_what_is_said_of_a_repo_or_its_figure_is_no_study() {
+        assert_eq!(cue_of("memista came up while reading dojo issues", "dojo").0, CueClass::Plain);
+        assert_eq!(cue_of("User has been reading dojo write-ups again.", "dojo").0, CueClass::Plain);
+        assert_eq!(
+            cue_of("- Dug into dojo's 0.41. Of its 60 queries, 23 ask about components", "dojo").0,
+            CueClass::Plain
+        );
+        // Its code or design is.
+        assert_eq!(cue_of("Spent the morning reading dojo end to end", "dojo").0, CueClass::Learning);
+        assert_eq!(cue_of("- Dug into dojo's world contract.", "dojo").0, CueClass::Learning);
+    }
+
+    #[test]
+    fn a_part_that_stays_on_a_repo_uses_it() {
+        assert_eq!(
+            cue_of("Only the event log moves. The vector files stay in turso; nothing else changes.", "turso"),
+            (CueClass::Using, "stay in turso".into())
+        );
+        assert_eq!(cue_of("the code index stays on duckdb + rusqlite", "duckdb").0, CueClass::Using);
+        // Not a repo further on: "active stays in filesystem, dust blows to rqlite".
+        let found = check("- Database future: active stays in filesystem, SDL blows to rqlite");
+        assert!(!found.is_empty() && found.iter().all(|m| m.1 != CueClass::Using), "{found:?}");
     }
 
     #[test]
