@@ -1562,8 +1562,6 @@ pub const MAX_PRONOUN_STUDY_AFTER: usize = 160;
 /// before them.
 const POSSESSIVE_PRONOUNS: [&str; 2] = ["their", "its"];
 
-/// Where the first of `words` (lower-cased, longest first) that ends `text` as a whole
-/// word starts, compared case-insensitively.
 /// One of `verbs` right before `start`, an article at most between, as written with its
 /// article, within `[from, start)`.
 fn verb_right_before<'t>(text: &'t str, from: usize, start: usize, verbs: &[String]) -> Option<&'t str> {
@@ -1579,6 +1577,8 @@ fn verb_right_before<'t>(text: &'t str, from: usize, start: usize, verbs: &[Stri
     word_at_end(&before[..verb_end], verbs).map(|at| &before[at..])
 }
 
+/// Where the first of `words` (lower-cased, longest first) that ends `text` as a whole
+/// word starts, compared case-insensitively.
 fn word_at_end(text: &str, words: &[String]) -> Option<usize> {
     words.iter().find_map(|word| {
         let at = text.len().checked_sub(word.len())?;
