@@ -55,6 +55,7 @@ fn main() {
             debounce: Duration::from_millis(debounce_ms),
             ingest: IngestOptions { project: Some("atlas".into()), ..IngestOptions::default() },
             cues: Cues::load(&[]).unwrap(),
+            params: patina::graph::Params::builtin(),
             open: OpenOptions::default(),
         };
         let stop = Arc::new(AtomicBool::new(false));

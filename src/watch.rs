@@ -115,6 +115,8 @@ pub struct WatchOptions {
     pub debounce: Duration,
     pub ingest: IngestOptions,
     pub cues: Cues,
+    /// The graph parameters of the home watched into (`Params::for_home`).
+    pub params: Params,
     pub open: OpenOptions,
 }
 
@@ -159,7 +161,7 @@ pub fn process(
         report.ingest = ingest::ingest(&store, &present, &options.ingest, options.cues.clone(), |_| {})?;
     }
     report.retracted_deleted = ingest::retract_missing(&store, &gone)?;
-    let now = refresh_since(&store, &before, &mut report)?;
+    let now = refresh_since(&store, &options.params, &before, &mut report)?;
     report.changed_files = present.iter().map(|p| p.display().to_string()).collect();
     report.deleted_files = gone.iter().map(|p| p.display().to_string()).collect();
     Ok((report, now))
@@ -177,8 +179,13 @@ fn baseline<'a>(store: &Store, reported: Option<&'a [Edge]>) -> Cow<'a, [Edge]> 
 
 /// Refreshes the stored graph and reads its current edges back into `report` (the diff
 /// from `before` and the edge count); returns them.
-fn refresh_since(store: &Store, before: &[Edge], report: &mut BatchReport) -> Result<Vec<Edge>, Error> {
-    graph_store::refresh(store, &Params::builtin())?;
+fn refresh_since(
+    store: &Store,
+    params: &Params,
+    before: &[Edge],
+    report: &mut BatchReport,
+) -> Result<Vec<Edge>, Error> {
+    graph_store::refresh(store, params)?;
     let now = graph_store::read(store)?.map(|g| g.edges).unwrap_or_default();
     report.diff = derive::diff(before, &now, graph_store::REWEIGHT_THRESHOLD);
     report.edges = now.len();
@@ -221,7 +228,7 @@ fn catch_up_since(
     if !existing.is_empty() {
         report.ingest = ingest::ingest(&store, &existing, &options.ingest, options.cues.clone(), |_| {})?;
     }
-    let now = refresh_since(&store, &before, &mut report)?;
+    let now = refresh_since(&store, &options.params, &before, &mut report)?;
     report.latency_ms = started.elapsed().as_secs_f64() * 1e3;
     Ok((report, now))
 }

@@ -33,7 +33,7 @@ pub fn run(ctx: &mut Invocation, command: BenchCommand) -> anyhow::Result<u8> {
 
     let store = ctx.open_store()?;
     // A write path (it records a bench-run event): bring the stored graph up to date first.
-    super::graph::current_graph(&store)?;
+    super::graph::current_graph(&store, &ctx.params()?)?;
     let world = crate::scry::World::load(&store, &ctx.home, set.queries.iter().map(|q| q.source_project.as_str()))?;
     drop(store);
     if world.indexed.is_empty() {

@@ -15,8 +15,8 @@ use crate::graph::{self, Graph, Params, store as graph_store};
 use crate::store::Store;
 
 /// Re-derives the graph after a write and tells what changed (on stderr).
-pub fn refresh_after_write(store: &Store) -> anyhow::Result<()> {
-    let refresh = graph_store::refresh(store, &Params::builtin()).context("deriving the graph")?;
+pub fn refresh_after_write(store: &Store, params: &Params) -> anyhow::Result<()> {
+    let refresh = graph_store::refresh(store, params).context("deriving the graph")?;
     let diff = &refresh.diff;
     if refresh.derived && !diff.is_empty() {
         eprintln!(
@@ -32,11 +32,11 @@ pub fn refresh_after_write(store: &Store) -> anyhow::Result<()> {
 
 /// The current graph: the stored one, re-derived first if the log moved (in memory only,
 /// on a read-only store).
-pub fn current_graph(store: &Store) -> anyhow::Result<Graph> {
+pub fn current_graph(store: &Store, params: &Params) -> anyhow::Result<Graph> {
     if store.is_read_only() {
-        return graph_store::current(store, &Params::builtin()).context("deriving the graph");
+        return graph_store::current(store, params).context("deriving the graph");
     }
-    graph_store::refresh(store, &Params::builtin()).context("deriving the graph")?;
+    graph_store::refresh(store, params).context("deriving the graph")?;
     Ok(graph_store::read(store)?.unwrap_or(Graph {
         through_seq: 0,
         fingerprint: [0; 32],
@@ -68,11 +68,11 @@ pub fn graph(
         Some(date) => {
             let date: jiff::civil::Date =
                 date.parse().map_err(|e| anyhow::anyhow!("--as-of {date:?}: not a date YYYY-MM-DD ({e})"))?;
-            let params = Params::builtin();
+            let params = ctx.params()?;
             let facts = graph::facts::load_as_of(&EventLog::new(&store), &params, Some(date))?;
             graph::derive::derive_from_facts(&facts, &params)
         }
-        None => current_graph(&store)?,
+        None => current_graph(&store, &ctx.params()?)?,
     };
     if !types.is_empty() {
         graph.edges.retain(|e| types.contains(&e.edge_type));
@@ -143,7 +143,7 @@ pub fn explain(ctx: &mut Invocation, from: &str, edge_type: &str, to: &str, max_
     let edge_type = EdgeType::parse(edge_type)?;
     let store = ctx.open_store_for_graph()?;
     let (from, to) = (resolve(&store, from)?, resolve(&store, to)?);
-    let explanation = graph::explain::explain(&store, &Params::builtin(), &from, edge_type, &to, max_events)?;
+    let explanation = graph::explain::explain(&store, &ctx.params()?, &from, edge_type, &to, max_events)?;
     let code = if explanation.exists { exit::OK } else { exit::NOT_FOUND };
     if ctx.json {
         ctx.out.json(&explanation)?;
@@ -232,7 +232,7 @@ pub fn explain(ctx: &mut Invocation, from: &str, edge_type: &str, to: &str, max_
 
 pub fn rules(ctx: &mut Invocation) -> anyhow::Result<u8> {
     let store = ctx.open_store_for_graph()?;
-    let graph = current_graph(&store)?;
+    let graph = current_graph(&store, &ctx.params()?)?;
     let rows: Vec<serde_json::Value> = graph::program::RULES
         .iter()
         .map(|r| {
@@ -318,7 +318,7 @@ pub fn path(ctx: &mut Invocation, from: &str, to: &str, max_hops: usize) -> anyh
 
 pub fn derive(ctx: &mut Invocation, check: bool, full: bool) -> anyhow::Result<u8> {
     let store = ctx.open_store()?;
-    let params = Params::builtin();
+    let params = ctx.params()?;
     let started = std::time::Instant::now();
     let refresh =
         if full { graph_store::refresh_full(&store, &params)? } else { graph_store::refresh(&store, &params)? };

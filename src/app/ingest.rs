@@ -42,7 +42,7 @@ pub fn run(
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    super::graph::refresh_after_write(&store)?;
+    super::graph::refresh_after_write(&store, &ctx.params()?)?;
     let seconds = started.elapsed().as_secs_f64();
     for warning in &report.warnings {
         eprintln!("patina: warning: {warning}");

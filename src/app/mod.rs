@@ -53,7 +53,7 @@ impl Invocation {
     /// stored graph is current (nothing to write), else for writing, with the graph
     /// re-derived and stored first.
     pub fn open_store_for_graph(&self) -> anyhow::Result<Store> {
-        let params = crate::graph::Params::builtin();
+        let params = self.params()?;
         let store = self.open_store_read_only()?;
         if crate::graph::store::is_current(&store, &params)? {
             return Ok(store);
@@ -62,6 +62,12 @@ impl Invocation {
         let store = self.open_store()?;
         crate::graph::store::refresh(&store, &params).context("deriving the graph")?;
         Ok(store)
+    }
+
+    /// The graph parameters of this home: the built-in ones with the claims of the home's
+    /// cue file (`Params::for_home`). Every derivation of this home's graph uses them.
+    pub fn params(&self) -> anyhow::Result<crate::graph::Params> {
+        crate::graph::Params::for_home(&self.home).map_err(anyhow::Error::msg).context("loading the cue vocabulary")
     }
 
     /// The cue vocabulary for ingest and watch: the built-in one extended by `cue_file`

@@ -24,7 +24,7 @@ pub fn run(ctx: &mut Invocation, command: MotherCommand) -> anyhow::Result<u8> {
             let log = EventLog::new(&store);
             let request = LinkRequest { from, edge_type, to, evidence, weight, source: Source::Cli };
             let outcome = mother::link(&log, request)?;
-            super::graph::refresh_after_write(&store)?;
+            super::graph::refresh_after_write(&store, &ctx.params()?)?;
             print_link(ctx, "linked", &outcome)
         }
         MotherCommand::Unlink { from, edge_type, to, reason } => {
@@ -33,7 +33,7 @@ pub fn run(ctx: &mut Invocation, command: MotherCommand) -> anyhow::Result<u8> {
             let log = EventLog::new(&store);
             let request = LinkRequest { from, edge_type, to, evidence: reason, weight: None, source: Source::Cli };
             let outcome = mother::unlink(&log, request)?;
-            super::graph::refresh_after_write(&store)?;
+            super::graph::refresh_after_write(&store, &ctx.params()?)?;
             print_link(ctx, "unlinked", &outcome)
         }
         MotherCommand::Log { since, kind, node, limit, follow: false } => log(ctx, since, kind, node, limit),
@@ -73,7 +73,7 @@ fn sync(ctx: &mut Invocation, registry: Option<std::path::PathBuf>, prune: bool)
     let store = ctx.open_store()?;
     let log = EventLog::new(&store);
     let report = mother::sync(&log, &registry, prune, |_| {}).context("syncing the registry")?;
-    super::graph::refresh_after_write(&store)?;
+    super::graph::refresh_after_write(&store, &ctx.params()?)?;
     if ctx.json {
         ctx.out.json(&report)?;
     } else {
@@ -298,7 +298,7 @@ fn repair(ctx: &mut Invocation) -> anyhow::Result<u8> {
 fn stats(ctx: &mut Invocation) -> anyhow::Result<u8> {
     let store = ctx.open_store_read_only()?;
     let stats = EventLog::new(&store).stats()?;
-    let graph = super::graph::current_graph(&store)?;
+    let graph = super::graph::current_graph(&store, &ctx.params()?)?;
     let figures = crate::graph::query::stats(&graph, crate::graph::params::Params::builtin().max_domain_members);
     if ctx.json {
         let mut value = serde_json::to_value(&stats)?;

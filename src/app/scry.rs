@@ -182,7 +182,7 @@ fn feedback(ctx: &mut Invocation, query_id: &str, rank: usize, useful: bool) -> 
     }
     let store = ctx.open_store()?;
     let (stored, hit, seq) = scry::feedback(&store, &ctx.home, query_id, rank, useful, crate::event::Source::Cli)?;
-    super::graph::refresh_after_write(&store)?;
+    super::graph::refresh_after_write(&store, &ctx.params()?)?;
     let value = serde_json::json!({
         "query_id": query_id, "rank": rank, "repo": hit.repo, "project": stored.project, "useful": useful, "seq": seq,
     });

@@ -28,6 +28,7 @@ pub fn run(ctx: &mut Invocation, args: ServeArgs) -> anyhow::Result<u8> {
             debounce: Duration::from_millis(200),
             ingest: IngestOptions::default(),
             cues,
+            params: ctx.params()?,
             open: OpenOptions::default(),
         })
     } else {

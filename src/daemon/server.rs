@@ -201,8 +201,13 @@ impl Daemon {
         for (id, given) in ids.iter_mut().zip(given) {
             *id = resolve_node(&nodes, given)?;
         }
-        graph_store::refresh(&store, &Params::builtin())?;
+        graph_store::refresh(&store, &self.params()?)?;
         Ok((store, ids))
+    }
+
+    /// The home's graph parameters, read each call (so an edited cue file is seen).
+    fn params(&self) -> anyhow::Result<Params> {
+        Params::for_home(&self.home).map_err(anyhow::Error::msg)
     }
 
     fn open(&self) -> anyhow::Result<Store> {
@@ -368,7 +373,7 @@ async fn feedback_route(
     let value = blocking(move || {
         let store = d.open()?;
         let (stored, hit, seq) = scry::feedback(&store, &d.home, &b.query_id, b.rank, b.useful, Source::Daemon)?;
-        graph_store::refresh(&store, &Params::builtin())?;
+        graph_store::refresh(&store, &d.params()?)?;
         Ok(serde_json::json!({
             "query_id": b.query_id, "rank": b.rank, "repo": hit.repo, "project": stored.project,
             "useful": b.useful, "seq": seq,
@@ -468,14 +473,7 @@ async fn explain_route(State(d): State<Arc<Daemon>>, given: Result<axum::Json<Ex
         let edge_type = EdgeType::parse(&b.edge_type)?;
         let (store, [from, to]) = d.graph_store([b.from.as_str(), b.to.as_str()])?;
         let max = b.max_events.unwrap_or(25).min(500);
-        Ok(serde_json::to_value(crate::graph::explain::explain(
-            &store,
-            &Params::builtin(),
-            &from,
-            edge_type,
-            &to,
-            max,
-        )?)?)
+        Ok(serde_json::to_value(crate::graph::explain::explain(&store, &d.params()?, &from, edge_type, &to, max)?)?)
     })
     .await?;
     Ok(axum::Json(value))

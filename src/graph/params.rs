@@ -2,6 +2,9 @@
 
 use serde::Deserialize;
 
+use crate::home::PatinaHome;
+use crate::ingest::cues::ClaimVocabulary;
+
 pub const GRAPH_TOML: &str = include_str!("../../rules/graph.toml");
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -75,17 +78,30 @@ const PROGRAM_VERSION: &str = "rules-v6";
 impl Params {
     /// The built-in parameters.
     pub fn builtin() -> Params {
+        Params::with_claims(ClaimVocabulary::builtin())
+    }
+
+    /// The parameters of a home: the built-in ones with the claims of the home's cue file
+    /// (`rules/cues.toml`), the file ingest reads too. Every derivation from a home uses
+    /// these, so the stored graph's fingerprint is the same whichever command derives it.
+    pub fn for_home(home: &PatinaHome) -> Result<Params, String> {
+        let cue_file = home.root().join("rules").join("cues.toml");
+        Ok(Params::with_claims(ClaimVocabulary::load_with_user_file(Some(&cue_file))?))
+    }
+
+    /// The built-in weights and domains with `claims` (from the cue vocabulary).
+    pub fn with_claims(claims: ClaimVocabulary) -> Params {
         let file: File = toml::from_str(GRAPH_TOML).expect("rules/graph.toml is valid (checked by a test)");
         let mut hasher = blake3::Hasher::new();
         hasher.update(PROGRAM_VERSION.as_bytes());
         hasher.update(GRAPH_TOML.as_bytes());
         // A retraction withdraws the claim before it: a contradiction, listed once, in the
         // cue vocabulary.
-        let retractions = crate::ingest::cues::builtin_retractions();
-        let mut denied_claims = crate::ingest::cues::builtin_denied_claims();
-        denied_claims.extend(crate::ingest::cues::builtin_possessive_claims());
+        let ClaimVocabulary { retractions, mut denied_claims, taking_verbs } = claims;
+        denied_claims.extend(taking_verbs);
         for r in retractions.iter().chain(&denied_claims) {
             hasher.update(r.as_bytes());
+            hasher.update(b"\n");
         }
         Params {
             weights: file.weights,
@@ -138,6 +154,32 @@ mod tests {
         assert!(params.weights.import_per_manifest > 0.0);
         assert!(params.is_borrowing("Took the credential handling from"));
         assert!(params.is_borrowing("borrowed from") && !params.is_borrowing("tested the parser on"));
+    }
+
+    /// A user's cue file that adds a verb of taking or a retraction changes ingest and the
+    /// graph alike: "never cribbed" (before a repo's possessive) then ends LEARNS_FROM.
+    #[test]
+    fn a_users_cue_file_extends_the_graphs_claims() {
+        let user = "[learning]\ngapped_verbs = [\"Cribbed\"]\n[ending]\nretractions = [\"forget i said it\"]\n";
+        let home = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(home.path().join("rules")).unwrap();
+        std::fs::write(home.path().join("rules/cues.toml"), user).unwrap();
+        let params = super::Params::for_home(&crate::home::PatinaHome::at(home.path())).unwrap();
+        let builtin = super::Params::builtin();
+        assert!(params.is_contradiction("never cribbed") && !builtin.is_contradiction("never cribbed"));
+        assert!(params.is_contradiction("Forget I said it") && !builtin.is_contradiction("forget i said it"));
+        assert!(params.is_contradiction("never took"), "the built-in verbs stay");
+        assert_ne!(params.fingerprint, builtin.fingerprint, "a stored graph is re-derived");
+        let cues = crate::ingest::cues::Cues::load(&[("user".into(), user.into())]).unwrap();
+        assert!(cues.origin_verbs().contains(&"cribbed".to_string()), "ingest reads the same verb");
+
+        let empty = tempfile::tempdir().unwrap();
+        let plain = super::Params::for_home(&crate::home::PatinaHome::at(empty.path())).unwrap();
+        assert_eq!(plain.fingerprint, builtin.fingerprint, "no cue file: the built-in parameters");
+
+        std::fs::write(home.path().join("rules/cues.toml"), "[learning\n").unwrap();
+        let err = super::Params::for_home(&crate::home::PatinaHome::at(home.path())).unwrap_err();
+        assert!(err.contains("cues.toml"), "{err}");
     }
 
     /// A contradiction cue only ever meets an ending mention's cue: each must be an ending

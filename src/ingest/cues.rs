@@ -406,78 +406,7 @@ const PREPOSITIONS: [&str; 11] = ["from", "by", "after", "on", "of", "with", "ag
 impl Cues {
     /// The built-in vocabulary, extended by `extra` TOML texts (each labelled for errors).
     pub fn load(extra: &[(String, String)]) -> Result<Cues, String> {
-        let mut merged: RawCues = toml::from_str(DEFAULT_CUES).map_err(|e| format!("built-in cues: {e}"))?;
-        let mut fingerprint = blake3::Hasher::new();
-        fingerprint.update(DEFAULT_CUES.as_bytes());
-        for (label, text) in extra {
-            let raw: RawCues = toml::from_str(text).map_err(|e| format!("{label}: {e}"))?;
-            fingerprint.update(text.as_bytes());
-            for (into, from) in [
-                (&mut merged.testing, raw.testing),
-                (&mut merged.learning, raw.learning),
-                (&mut merged.using, raw.using),
-            ] {
-                into.phrases.extend(from.phrases);
-                into.forward_phrases.extend(from.forward_phrases);
-                into.weak_phrases.extend(from.weak_phrases);
-                into.repo_flag_commands.extend(from.repo_flag_commands);
-                into.compounds.extend(from.compounds);
-                into.strong_compounds.extend(from.strong_compounds);
-                into.project_parts.extend(from.project_parts);
-                into.subject_compounds.extend(from.subject_compounds);
-                into.owners.extend(from.owners);
-                into.add_commands.extend(from.add_commands);
-                into.gapped_verbs.extend(from.gapped_verbs);
-                into.gapped_prepositions.extend(from.gapped_prepositions);
-                into.study_verbs.extend(from.study_verbs);
-                into.study_prepositions.extend(from.study_prepositions);
-                into.acquire_verbs.extend(from.acquire_verbs);
-                into.hearsay_nouns.extend(from.hearsay_nouns);
-                into.state_verbs.extend(from.state_verbs);
-                into.result_units.extend(from.result_units);
-            }
-            merged.lead_in.testing.extend(raw.lead_in.testing);
-            merged.lead_in.learning.extend(raw.lead_in.learning);
-            merged.lead_in.using.extend(raw.lead_in.using);
-            merged.lead_in.repo_columns.extend(raw.lead_in.repo_columns);
-            merged.lead_in.option_columns.extend(raw.lead_in.option_columns);
-            merged.lead_in.result_columns.extend(raw.lead_in.result_columns);
-            merged.lead_in.item_columns.extend(raw.lead_in.item_columns);
-            merged.lead_in.measurement_units.extend(raw.lead_in.measurement_units);
-            merged.ending.before.extend(raw.ending.before);
-            merged.ending.after.extend(raw.ending.after);
-            merged.ending.filler.extend(raw.ending.filler);
-            merged.ending.objects.extend(raw.ending.objects);
-            merged.ending.participles.extend(raw.ending.participles);
-            merged.ending.commands.extend(raw.ending.commands);
-            merged.ending.retractions.extend(raw.ending.retractions);
-            merged.ending.short_retractions.extend(raw.ending.short_retractions);
-            merged.ending.lead_ins.extend(raw.ending.lead_ins);
-            merged.ending.denied_claims.extend(raw.ending.denied_claims);
-            merged.ending.near_misses.extend(raw.ending.near_misses);
-            merged.hedge.phrases.extend(raw.hedge.phrases);
-            merged.hedge.lead_ins.extend(raw.hedge.lead_ins);
-            merged.hedge.plan_nouns.extend(raw.hedge.plan_nouns);
-            merged.hedge.dependency_verbs.extend(raw.hedge.dependency_verbs);
-            merged.hedge.owner_words.extend(raw.hedge.owner_words);
-            merged.hedge.other_parties.extend(raw.hedge.other_parties);
-            merged.hedge.rejections.extend(raw.hedge.rejections);
-            merged.negation.words.extend(raw.negation.words);
-            merged.negation.failure_words.extend(raw.negation.failure_words);
-            merged.negation.item_skips.extend(raw.negation.item_skips);
-            merged.negation.explicit_skips.extend(raw.negation.explicit_skips);
-            merged.context.repo_words.extend(raw.context.repo_words);
-            merged.context.query_words.extend(raw.context.query_words);
-            merged.context.repo_path_segments.extend(raw.context.repo_path_segments);
-            merged.context.index_files.extend(raw.context.index_files);
-            merged.ambiguous.ids.extend(raw.ambiguous.ids);
-            if raw.bulk.min_distinct_nodes.is_some() {
-                merged.bulk.min_distinct_nodes = raw.bulk.min_distinct_nodes;
-            }
-            if raw.bulk.subjects_min_distinct_nodes.is_some() {
-                merged.bulk.subjects_min_distinct_nodes = raw.bulk.subjects_min_distinct_nodes;
-            }
-        }
+        let (merged, fingerprint) = merged_vocabulary(extra)?;
         let mut phrases = Vec::new();
         let mut classes = Vec::new();
         // Strong phrases first, so a phrase listed as both is strong.
@@ -1112,8 +1041,14 @@ impl Cues {
     /// folder in the claude-code repo and read their `SessionEnd` example". The caller ends
     /// `to` at the next other repo on the line, so the mention is the one named last before
     /// the pronoun. Not when a negation stands before the verb in its clause ("I've never
-    /// read its code"). The verb's offset and its words ("read their").
-    pub fn study_by_pronoun_after(&self, text: &str, end: usize, to: usize) -> Option<(usize, String)> {
+    /// read its code"). The verb's offset, the verb as written ("Read") and the pronoun
+    /// ("their").
+    pub fn study_by_pronoun_after<'t>(
+        &self,
+        text: &'t str,
+        end: usize,
+        to: usize,
+    ) -> Option<(usize, &'t str, &'static str)> {
         let after = &text[end..text.floor_char_boundary(to.min(end + MAX_PRONOUN_STUDY_AFTER))];
         let bytes = after.as_bytes();
         for (at, _) in after.match_indices(' ') {
@@ -1138,7 +1073,7 @@ impl Cues {
             if negated {
                 return None;
             }
-            return Some((end + at + 1, format!("{} {pronoun}", &rest[..verb.len()])));
+            return Some((end + at + 1, &rest[..verb.len()], pronoun));
         }
         None
     }
@@ -1518,6 +1453,82 @@ impl CodeView {
     }
 }
 
+/// The built-in vocabulary (`rules/cues.toml`) with each of `extra`'s TOML texts (labelled
+/// for errors) added to its lists, and a hash of all the texts.
+fn merged_vocabulary(extra: &[(String, String)]) -> Result<(RawCues, blake3::Hasher), String> {
+    let mut merged: RawCues = toml::from_str(DEFAULT_CUES).map_err(|e| format!("built-in cues: {e}"))?;
+    let mut fingerprint = blake3::Hasher::new();
+    fingerprint.update(DEFAULT_CUES.as_bytes());
+    for (label, text) in extra {
+        let raw: RawCues = toml::from_str(text).map_err(|e| format!("{label}: {e}"))?;
+        fingerprint.update(text.as_bytes());
+        for (into, from) in
+            [(&mut merged.testing, raw.testing), (&mut merged.learning, raw.learning), (&mut merged.using, raw.using)]
+        {
+            into.phrases.extend(from.phrases);
+            into.forward_phrases.extend(from.forward_phrases);
+            into.weak_phrases.extend(from.weak_phrases);
+            into.repo_flag_commands.extend(from.repo_flag_commands);
+            into.compounds.extend(from.compounds);
+            into.strong_compounds.extend(from.strong_compounds);
+            into.project_parts.extend(from.project_parts);
+            into.subject_compounds.extend(from.subject_compounds);
+            into.owners.extend(from.owners);
+            into.add_commands.extend(from.add_commands);
+            into.gapped_verbs.extend(from.gapped_verbs);
+            into.gapped_prepositions.extend(from.gapped_prepositions);
+            into.study_verbs.extend(from.study_verbs);
+            into.study_prepositions.extend(from.study_prepositions);
+            into.acquire_verbs.extend(from.acquire_verbs);
+            into.hearsay_nouns.extend(from.hearsay_nouns);
+            into.state_verbs.extend(from.state_verbs);
+            into.result_units.extend(from.result_units);
+        }
+        merged.lead_in.testing.extend(raw.lead_in.testing);
+        merged.lead_in.learning.extend(raw.lead_in.learning);
+        merged.lead_in.using.extend(raw.lead_in.using);
+        merged.lead_in.repo_columns.extend(raw.lead_in.repo_columns);
+        merged.lead_in.option_columns.extend(raw.lead_in.option_columns);
+        merged.lead_in.result_columns.extend(raw.lead_in.result_columns);
+        merged.lead_in.item_columns.extend(raw.lead_in.item_columns);
+        merged.lead_in.measurement_units.extend(raw.lead_in.measurement_units);
+        merged.ending.before.extend(raw.ending.before);
+        merged.ending.after.extend(raw.ending.after);
+        merged.ending.filler.extend(raw.ending.filler);
+        merged.ending.objects.extend(raw.ending.objects);
+        merged.ending.participles.extend(raw.ending.participles);
+        merged.ending.commands.extend(raw.ending.commands);
+        merged.ending.retractions.extend(raw.ending.retractions);
+        merged.ending.short_retractions.extend(raw.ending.short_retractions);
+        merged.ending.lead_ins.extend(raw.ending.lead_ins);
+        merged.ending.denied_claims.extend(raw.ending.denied_claims);
+        merged.ending.near_misses.extend(raw.ending.near_misses);
+        merged.hedge.phrases.extend(raw.hedge.phrases);
+        merged.hedge.lead_ins.extend(raw.hedge.lead_ins);
+        merged.hedge.plan_nouns.extend(raw.hedge.plan_nouns);
+        merged.hedge.dependency_verbs.extend(raw.hedge.dependency_verbs);
+        merged.hedge.owner_words.extend(raw.hedge.owner_words);
+        merged.hedge.other_parties.extend(raw.hedge.other_parties);
+        merged.hedge.rejections.extend(raw.hedge.rejections);
+        merged.negation.words.extend(raw.negation.words);
+        merged.negation.failure_words.extend(raw.negation.failure_words);
+        merged.negation.item_skips.extend(raw.negation.item_skips);
+        merged.negation.explicit_skips.extend(raw.negation.explicit_skips);
+        merged.context.repo_words.extend(raw.context.repo_words);
+        merged.context.query_words.extend(raw.context.query_words);
+        merged.context.repo_path_segments.extend(raw.context.repo_path_segments);
+        merged.context.index_files.extend(raw.context.index_files);
+        merged.ambiguous.ids.extend(raw.ambiguous.ids);
+        if raw.bulk.min_distinct_nodes.is_some() {
+            merged.bulk.min_distinct_nodes = raw.bulk.min_distinct_nodes;
+        }
+        if raw.bulk.subjects_min_distinct_nodes.is_some() {
+            merged.bulk.subjects_min_distinct_nodes = raw.bulk.subjects_min_distinct_nodes;
+        }
+    }
+    Ok((merged, fingerprint))
+}
+
 /// A user's rules file as `(label, text)` for a `load(extra)`: nothing when there is no
 /// path or the file does not exist, an error naming the file when it cannot be read.
 pub fn user_file(user: Option<&Path>) -> Result<Vec<(String, String)>, String> {
@@ -1529,27 +1540,46 @@ pub fn user_file(user: Option<&Path>) -> Result<Vec<(String, String)>, String> {
     }
 }
 
-/// The built-in retractions (`[ending] retractions` in `rules/cues.toml`), lower-cased:
-/// the graph's parameters count them as contradictions without a second copy.
-pub fn builtin_retractions() -> Vec<String> {
-    let raw: RawCues = toml::from_str(DEFAULT_CUES).expect("rules/cues.toml is valid (checked by a test)");
-    let all = raw.ending.retractions.iter().chain(&raw.ending.short_retractions);
-    all.map(|r| r.trim().to_lowercase()).filter(|r| !r.is_empty()).collect()
+/// The cue vocabulary's claims the graph needs, lower-cased: an ending cue that is a
+/// retraction (`[ending] retractions`), or that ends with a denied claim (`[ending]
+/// denied_claims`: "not ported from") or a verb of taking (`[learning] gapped_verbs`,
+/// negated before a repo's possessive: "we never took livestore's approach"), contradicts
+/// a claim, so it ends LEARNS_FROM too.
+///
+/// Read from the same merged texts as [`Cues::load`], so a user's cue file that adds a
+/// retraction or a verb of taking changes ingest and the graph alike.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClaimVocabulary {
+    pub retractions: Vec<String>,
+    pub denied_claims: Vec<String>,
+    pub taking_verbs: Vec<String>,
 }
 
-/// The built-in denied claims (`[ending] denied_claims` in `rules/cues.toml`), lower-cased:
-/// an ending cue that ends with one ("not ported from") is a contradiction.
-pub fn builtin_denied_claims() -> Vec<String> {
-    let raw: RawCues = toml::from_str(DEFAULT_CUES).expect("rules/cues.toml is valid (checked by a test)");
-    raw.ending.denied_claims.iter().map(|r| r.trim().to_lowercase()).filter(|r| !r.is_empty()).collect()
-}
+impl ClaimVocabulary {
+    /// The built-in vocabulary's claims.
+    pub fn builtin() -> ClaimVocabulary {
+        ClaimVocabulary::load(&[]).expect("rules/cues.toml is valid (checked by a test)")
+    }
 
-/// The built-in verbs of taking (`[learning] gapped_verbs`), lower-cased: negated before a
-/// repo's possessive they deny a claim ("we never took livestore's approach"), so an
-/// ending cue that ends with one is a contradiction too.
-pub fn builtin_possessive_claims() -> Vec<String> {
-    let raw: RawCues = toml::from_str(DEFAULT_CUES).expect("rules/cues.toml is valid (checked by a test)");
-    raw.learning.gapped_verbs.iter().map(|r| r.trim().to_lowercase()).filter(|r| !r.is_empty()).collect()
+    /// The built-in vocabulary extended by `extra` (as for [`Cues::load`]).
+    pub fn load(extra: &[(String, String)]) -> Result<ClaimVocabulary, String> {
+        let (merged, _) = merged_vocabulary(extra)?;
+        let clean = |list: Vec<String>| -> Vec<String> {
+            list.iter().map(|r| r.trim().to_lowercase()).filter(|r| !r.is_empty()).collect()
+        };
+        let mut retractions = merged.ending.retractions;
+        retractions.extend(merged.ending.short_retractions);
+        Ok(ClaimVocabulary {
+            retractions: clean(retractions),
+            denied_claims: clean(merged.ending.denied_claims),
+            taking_verbs: clean(merged.learning.gapped_verbs),
+        })
+    }
+
+    /// The built-in vocabulary plus the user's file, if it exists.
+    pub fn load_with_user_file(user: Option<&Path>) -> Result<ClaimVocabulary, String> {
+        ClaimVocabulary::load(&user_file(user)?)
+    }
 }
 
 /// How far after a fetched repo's mention its verb of study may start.

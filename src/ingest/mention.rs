@@ -425,16 +425,14 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 cue_at = c.start;
             } else if !strong
                 && (!c.ambiguous || c.repo_context)
-                && let Some((at, words)) = cues.study_by_pronoun_after(text, c.end, next_other_repo(line, c, line_stop))
+                && let Some((at, verb, pronoun)) =
+                    cues.study_by_pronoun_after(text, c.end, next_other_repo(line, c, line_stop))
             {
                 // "**humanlayer** staleness handling. Read their freshness code": the repo
                 // named last before the pronoun is what was read. Not what makes an
                 // ambiguous name a repo ("codex's TypeScript half looked light. Read its
                 // rows": the product's name).
-                cue = Some((
-                    CueClass::Learning,
-                    format!("{words} ({}: {})", &words[words.rfind(' ').map_or(0, |i| i + 1)..], &text[c.start..c.end]),
-                ));
+                cue = Some((CueClass::Learning, format!("{verb} {pronoun} ({pronoun}: {})", &text[c.start..c.end])));
                 strong = true;
                 cue_at = at;
             }

@@ -88,6 +88,17 @@ impl PatinaServer {
         Ok(Store::open(&path, &OpenOptions::default(), |notice| eprintln!("patina mcp: {notice}"))?)
     }
 
+    /// The home's graph parameters, read each call (so an edited cue file is seen).
+    fn params(&self) -> anyhow::Result<Params> {
+        Params::for_home(&self.home).map_err(anyhow::Error::msg)
+    }
+
+    /// Brings the stored graph up to date.
+    fn current(&self, store: &Store) -> anyhow::Result<()> {
+        graph_store::refresh(store, &self.params()?)?;
+        Ok(())
+    }
+
     fn open_read_only(&self) -> anyhow::Result<Store> {
         let path = self.home.store_path();
         Ok(Store::open_read_only(&path, &OpenOptions::default(), |notice| eprintln!("patina mcp: {notice}"))?)
@@ -96,11 +107,6 @@ impl PatinaServer {
 
 fn edge_types(given: &Option<Vec<String>>) -> anyhow::Result<Vec<EdgeType>> {
     Ok(given.iter().flatten().map(|t| EdgeType::parse(t)).collect::<Result<_, _>>()?)
-}
-
-fn current(store: &Store) -> anyhow::Result<()> {
-    graph_store::refresh(store, &Params::builtin())?;
-    Ok(())
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -396,7 +402,7 @@ impl PatinaServer {
                 check_len("project", p)?;
             }
             let store = server.open()?;
-            current(&store)?;
+            server.current(&store)?;
             Ok(text(briefing::briefing(
                 &store,
                 &server.cwd,
@@ -425,7 +431,7 @@ impl PatinaServer {
             let types = edge_types(&args.types)?;
             let store = server.open()?;
             let id = resolve_node(&EventLog::new(&store).nodes()?, &args.id)?;
-            current(&store)?;
+            server.current(&store)?;
             let mut found = server.graph.get(&store)?.neighbors(&id, direction, &types);
             found.truncate(args.limit.unwrap_or(20));
             Ok(json(&serde_json::json!({ "id": id, "neighbors": found })))
@@ -445,7 +451,7 @@ impl PatinaServer {
             let store = server.open()?;
             let nodes = EventLog::new(&store).nodes()?;
             let (from, to) = (resolve_node(&nodes, &args.from)?, resolve_node(&nodes, &args.to)?);
-            current(&store)?;
+            server.current(&store)?;
             let max_hops = args.max_hops.unwrap_or(4).min(16);
             let found = server.graph.get(&store)?.path(&from, &to, max_hops)?;
             Ok(json(&match found {
@@ -467,7 +473,7 @@ impl PatinaServer {
         let server = self.clone();
         blocking(self.home.store_path(), move || {
             let store = server.open()?;
-            current(&store)?;
+            server.current(&store)?;
             let graph = graph_store::read(&store)?
                 .ok_or_else(|| anyhow::anyhow!("the graph is empty: nothing was synced or ingested yet"))?;
             Ok(json(&query::stats(&graph, Params::builtin().max_domain_members)))
@@ -489,9 +495,9 @@ impl PatinaServer {
             let store = server.open()?;
             let nodes = EventLog::new(&store).nodes()?;
             let (from, to) = (resolve_node(&nodes, &args.from)?, resolve_node(&nodes, &args.to)?);
-            current(&store)?;
+            server.current(&store)?;
             let max = args.max_events.unwrap_or(12).min(200);
-            Ok(json(&crate::graph::explain::explain(&store, &Params::builtin(), &from, edge_type, &to, max)?))
+            Ok(json(&crate::graph::explain::explain(&store, &server.params()?, &from, edge_type, &to, max)?))
         })
         .await
     }
@@ -596,7 +602,7 @@ impl PatinaServer {
             let store = server.open()?;
             let (stored, hit, seq) =
                 scry::feedback(&store, &server.home, &args.query_id, args.rank, args.useful, Source::Mcp)?;
-            current(&store)?;
+            server.current(&store)?;
             Ok(json(&serde_json::json!({
                 "query_id": args.query_id, "rank": args.rank, "repo": hit.repo, "project": stored.project,
                 "useful": args.useful, "recorded": seq.is_some(),
@@ -795,7 +801,7 @@ impl PatinaServer {
                 source: Source::Mcp,
             };
             let outcome = if add { mother::link(&log, request)? } else { mother::unlink(&log, request)? };
-            current(&store)?;
+            server.current(&store)?;
             Ok(json(&outcome))
         })
     }
