@@ -1013,9 +1013,11 @@ impl Cues {
     }
 
     /// A repo fetched, then read: a verb of fetching right before the mention at `[start,
-    /// end)` (within `[from, start)`), then "and" and a verb of study right after it, before
-    /// `to`: "Cloned sst/opencode and read the session path end to end". Its words ("Cloned …
-    /// and read"). Bounded: the study verb is looked for in a few bytes after the mention.
+    /// end)` (within `[from, start)`), then "and" and a verb of study right after it (a
+    /// path it went to may stand between), before `to`: "Cloned sst/opencode and read the
+    /// session path end to end", "Cloned steveyegge/gastown into ~/src/study/ and read the
+    /// `gt prime` path". Its words ("Cloned … and read"). Bounded: the study verb is looked
+    /// for in a few bytes after the mention.
     pub fn acquired_then_studied(
         &self,
         text: &str,
@@ -1027,7 +1029,7 @@ impl Cues {
         let before = text[from..start].strip_suffix(' ')?;
         let at = word_at_end(before, &self.acquire_verbs)?;
         let after = &text[end..text.floor_char_boundary(to.min(end + MAX_STUDIED_AFTER))];
-        let rest = after.strip_prefix(" and ")?;
+        let rest = skip_destination(after).strip_prefix(" and ")?;
         let verb = self.study_verbs.iter().find(|verb| {
             rest.get(..verb.len()).is_some_and(|w| w.eq_ignore_ascii_case(verb))
                 && rest[verb.len()..].chars().next().is_none_or(|c| !c.is_alphanumeric())
@@ -1580,6 +1582,24 @@ impl ClaimVocabulary {
     pub fn load_with_user_file(user: Option<&Path>) -> Result<ClaimVocabulary, String> {
         ClaimVocabulary::load(&user_file(user)?)
     }
+}
+
+/// `after` past a destination right after a fetched repo: " into ~/src/study/", " to
+/// `/tmp/x`", " locally". A destination is one word that looks like a path (a '/', '~' or
+/// '`' in it); anything else is left as it is.
+fn skip_destination(after: &str) -> &str {
+    if let Some(rest) = after.strip_prefix(" locally") {
+        return rest;
+    }
+    for preposition in [" into ", " to ", " under ", " in "] {
+        if let Some(rest) = after.strip_prefix(preposition) {
+            let word_end = rest.find([' ', ',', ';']).unwrap_or(rest.len());
+            if rest[..word_end].contains(['/', '~', '`']) {
+                return &rest[word_end..];
+            }
+        }
+    }
+    after
 }
 
 /// How far after a fetched repo's mention its verb of study may start.

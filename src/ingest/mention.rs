@@ -341,6 +341,8 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         // An open task ("- [ ] Prototype the opencode adapter") is a plan, not a report.
         let open_task = !fenced[line_idx] && is_open_task(&text[line_start..line_stop]);
         let mut inline_leads: std::collections::HashMap<usize, Option<(CueClass, String)>> = Default::default();
+        // Each colon's inline lead-in of plans, read once per line when asked.
+        let mut inline_plans: std::collections::HashMap<usize, Option<String>> = Default::default();
         // The line's item's denial ("Not studied."), read once per line when asked.
         let mut item_denied: Option<Option<&str>> = None;
         // Each sentence's counted result, by (sentence start, class): read once per
@@ -380,6 +382,16 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                                 .take_while(|o| o.end <= hit.end)
                                 .any(|o| o.node != c.node) =>
                     {
+                        (None, false)
+                    }
+                    // "role templates rendered at launch, with a Credits section pointing at
+                    // [[steveyegge/gastown]]": a verb used as a noun points at nothing.
+                    Some(hit) if hit.points_forward && hit.end <= c.start && used_as_noun(text, s_start, &hit) => {
+                        (None, false)
+                    }
+                    // "Ported src/stats/db.rs from the duckdb Appender API to turso's
+                    // connection": a move from one repo to another learns from neither.
+                    Some(hit) if hit.class == CueClass::Learning && moved_between_repos(text, line, c, &hit, s_end) => {
                         (None, false)
                     }
                     Some(hit) => {
@@ -679,6 +691,16 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                         hedges.get(i).filter(|h| h.1 <= to).map(said)
                     })
                     .or_else(|| {
+                        // "Next steps: benchmark dojo, then the opencode adapter", "Handoff
+                        // plan for this week: …": an inline lead-in of plans hedges its
+                        // sentence after the colon, as a lead-in line hedges its list.
+                        let colon = colon.filter(|&at| at >= s_start)?;
+                        inline_plans
+                            .entry(colon)
+                            .or_insert_with(|| inline_plan_lead_in(text, &colons, colon, s_start, cues))
+                            .clone()
+                    })
+                    .or_else(|| {
                         // A short verdict after the mention's clause speaks for it: "I also
                         // meant to run it on death-mountain - postponed."
                         let (_, to) = clause_bounds(&clauses, s_start, s_end, c.start);
@@ -881,6 +903,34 @@ const MAX_SUBJECT_GAP: usize = 24;
 /// The most bytes before an inline list's colon read as its lead-in.
 const MAX_INLINE_LEAD_IN: usize = 120;
 
+/// The words before an inline list's colon (after the previous colon or the sentence
+/// start, at most [`MAX_INLINE_LEAD_IN`] bytes).
+fn inline_lead_words<'t>(text: &'t str, colons: &[usize], colon: usize, s_start: usize) -> &'t str {
+    let previous = colons.partition_point(|&i| i < colon).checked_sub(1).map(|i| colons[i] + 1).unwrap_or(0);
+    let from = text.floor_char_boundary(colon.saturating_sub(MAX_INLINE_LEAD_IN)).max(previous).max(s_start);
+    &text[from..colon]
+}
+
+/// Why an inline lead-in hedges what follows its colon: a label of plans, whose first
+/// word, or second after a word, is a hedge lead-in word ("Next steps:", "Plan for
+/// today:", "Handoff plan for this week:", "TODO:"), with the lead-in as written. Not a
+/// clause that holds one further on ("Removed confusing TODOs:", "Question from the TODO
+/// file:"), nor a journal entry's time ("20:12 TODO: fix the panic for kit → applied").
+fn inline_plan_lead_in(text: &str, colons: &[usize], colon: usize, s_start: usize, cues: &Cues) -> Option<String> {
+    let words = inline_lead_words(text, colons, colon, s_start);
+    let label: String = words.trim().trim_start_matches(['#', '-', '*', '>', ' ']).replace("**", "");
+    let label = label.trim();
+    let (hit, void) = cues.plan_lead_in(label)?;
+    let at = label.find(hit)?;
+    let mut before = label[..at].split_whitespace();
+    let head = match (before.next(), before.next()) {
+        (None, _) => true,
+        (Some(first), None) => first.chars().all(char::is_alphabetic),
+        _ => false,
+    };
+    head.then(|| format!("{} \"{hit}\" (inline lead-in \"{label}\")", void.verb()))
+}
+
 /// The cue an inline list inherits: the strong class of the words between the previous
 /// colon (or the sentence start) and its colon, at most [`MAX_INLINE_LEAD_IN`] bytes, so
 /// that every colon of a line is read once.
@@ -891,9 +941,7 @@ fn inline_lead_in(
     s_start: usize,
     cues: &Cues,
 ) -> Option<(CueClass, String)> {
-    let previous = colons.partition_point(|&i| i < colon).checked_sub(1).map(|i| colons[i] + 1).unwrap_or(0);
-    let from = text.floor_char_boundary(colon.saturating_sub(MAX_INLINE_LEAD_IN)).max(previous).max(s_start);
-    let words = &text[from..colon];
+    let words = inline_lead_words(text, colons, colon, s_start);
     match cues.lead_in_class(words) {
         Some((class, hit, true)) if class != CueClass::Plain => {
             let label: String = words.trim().trim_start_matches(['#', '-', '*', ' ']).replace("**", "");
@@ -1620,6 +1668,49 @@ fn ending_cue(text: &str, s_start: usize, s_end: usize, start: usize, end: usize
         return Some(format!("{} {participle}", after_words[k - 1]));
     }
     None
+}
+
+/// Words that make the word after them a noun: "rendered at launch", "the launch".
+const NOUN_MARKERS: [&str; 12] =
+    ["at", "on", "the", "a", "an", "after", "before", "until", "since", "of", "its", "our"];
+
+/// Whether a one-word phrase pointing forward ("launch") stands as a noun: right after a
+/// preposition or an article in its sentence (from `s_start`). Not a gerund or a
+/// participle: "after launching gemini-cli" and "the launched gemini-cli" launch it.
+fn used_as_noun(text: &str, s_start: usize, hit: &CueHit) -> bool {
+    let phrase = text[hit.start..hit.end].to_ascii_lowercase();
+    if phrase.contains(' ') || phrase.ends_with("ing") || phrase.ends_with("ed") {
+        return false;
+    }
+    let before = text[s_start..hit.start].trim_end_matches([' ', '*', '`']);
+    let word = &before[before.rfind(|c: char| !c.is_alphanumeric()).map_or(0, |i| i + 1)..];
+    before.len() < hit.start - s_start && NOUN_MARKERS.iter().any(|m| m.eq_ignore_ascii_case(word))
+}
+
+/// How far apart the two repos of a move ("from A … to B") may stand, in bytes.
+const MAX_MOVE_GAP: usize = 80;
+
+/// Whether the learning phrase `hit`, ending in "from", names a move from one repo to
+/// another and `c` is either: "Ported the stats code from the duckdb Appender API to
+/// turso's connection", "switched the store from duckdb to turso". The repo right after
+/// "from" is left and the one after "to"/"into" is gone to; neither is learned from.
+/// "Ported the scheduler from dojo to our runtime" still learns from dojo.
+fn moved_between_repos(text: &str, line: &[Candidate], c: &Candidate, hit: &CueHit, s_end: usize) -> bool {
+    let phrase = &text[hit.start..hit.end];
+    let from_ends = phrase.len() >= 4 && phrase[phrase.len() - 4..].eq_ignore_ascii_case("from");
+    if !from_ends || hit.end > c.start {
+        return false;
+    }
+    let after = &line[line.partition_point(|o| o.start < hit.end)..];
+    let Some(source) = after.first().filter(|o| o.end <= s_end) else { return false };
+    let is_to = |w: &str| w.eq_ignore_ascii_case("to") || w.eq_ignore_ascii_case("into");
+    after[1..].iter().take_while(|o| o.end <= s_end && o.start <= source.end + MAX_MOVE_GAP).any(|dest| {
+        let gap = &text[source.end..dest.start];
+        dest.node != source.node
+            && (c.node == source.node || c.start >= dest.start)
+            && !gap.contains([';', '.', '(', ')'])
+            && gap.split(|ch: char| !ch.is_alphanumeric()).any(is_to)
+    })
 }
 
 /// Where the next repo after the mention `c` on its line starts (`line_stop` if none):
@@ -2764,6 +2855,34 @@ mod tests {
         let of = |id: &str| found.iter().filter(|m| m.0 == id).map(|m| m.1).collect::<Vec<_>>();
         assert_eq!(of("duckdb")[1], CueClass::Plain, "{found:?}");
         assert!(of("SDL").iter().all(|c| *c == CueClass::Learning), "{found:?}");
+    }
+
+    #[test]
+    fn a_move_a_noun_a_fetched_path_and_an_inline_plan() {
+        // A move from one repo to another learns from neither; a port to the project's own
+        // code still learns from its source.
+        let moved = "- Ported src/stats/db.rs from the duckdb Appender API to turso's connection.\n";
+        assert_eq!(cue_of(moved, "duckdb").0, CueClass::Plain);
+        assert_eq!(cue_of(moved, "turso").0, CueClass::Plain);
+        assert_eq!(cue_of("- Ported the scheduler from dojo to our runtime.\n", "dojo").0, CueClass::Learning);
+        // "at launch" is a noun; "after launching", "the launched" and "launch" are verbs.
+        let noun = "- role templates rendered at launch, with a Credits section pointing at dojoengine/dojo\n";
+        assert_eq!(cue_of(noun, "dojo").0, CueClass::Plain);
+        for verb in ["- after launching gemini-cli twice\n", "- the launched gemini-cli read it\n"] {
+            assert_eq!(cue_of(verb, "gemini-cli").0, CueClass::Using, "{verb}");
+        }
+        // A fetched repo read where it was put.
+        let (class, cue) = cue_of("- Cloned openai/codex into ~/src/study/ and read the sandbox path\n", "codex");
+        assert_eq!((class, cue.as_str()), (CueClass::Learning, "Cloned … and read"));
+        assert_eq!(cue_of("- Cloned openai/codex into the fixtures and read nothing\n", "codex").0, CueClass::Plain);
+        // An inline lead-in of plans hedges its sentence; a clause with a plan word in it,
+        // or a journal entry's time, does not.
+        let (class, cue) = cue_of("Plan for today: benchmark dojo, then the gemini-cli adapter.\n", "dojo");
+        assert_eq!(class, CueClass::Plain);
+        assert!(cue.starts_with("hedged by \"Plan\" (inline lead-in \"Plan for today\")"), "{cue}");
+        assert_eq!(cue_of("Handoff plan for this week: a gemini-cli adapter.\n", "gemini-cli").0, CueClass::Plain);
+        assert_eq!(cue_of("- 20:12 TODO: fix the UTF-8 panic for dojo, applied\n", "dojo").0, CueClass::Testing);
+        assert_eq!(cue_of("Removed confusing TODOs: benchmarked dojo.\n", "dojo").0, CueClass::Testing);
     }
 
     #[test]
