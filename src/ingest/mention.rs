@@ -1601,6 +1601,9 @@ fn ending_cue(text: &str, s_start: usize, s_end: usize, start: usize, end: usize
     if let Some(command) = command_before(&before, &cues.ending_commands, b"`") {
         return Some(command.trim_end().to_string());
     }
+    if let Some(verdict) = label_verdict(text, s_start, start, end, cues) {
+        return Some(verdict.to_string());
+    }
     // The mention ends its clause, or the next word is an object word, or one word then
     // an object word ("the dagger release pipeline").
     let clause_ends_after = {
@@ -1668,6 +1671,46 @@ fn ending_cue(text: &str, s_start: usize, s_end: usize, start: usize, end: usize
         return Some(format!("{} {participle}", after_words[k - 1]));
     }
     None
+}
+
+/// How far before a mention its item's start may be for the mention to be the item's label.
+const MAX_LABEL_PREFIX: usize = 12;
+
+/// Words that may follow an item's verdict: when, how, or nothing ("removed on Dec 10",
+/// "dropped entirely"), not an object ("removed the old sync API" is a change of its own).
+const VERDICT_FOLLOWERS: [&str; 13] =
+    ["on", "in", "since", "after", "from", "with", "as", "and", "today", "yesterday", "entirely", "completely", "for"];
+
+/// The ending verdict of an item whose label is the mention: "- scryer-prolog: removed on
+/// Dec 10, replaced by the native evaluator", "**loro** - dropped on the 12th". The
+/// verdict is a word that, heading a list, ends its items (`[ending] lead_ins`); it stands
+/// right after the label's colon or dash, with nothing after it but when or how. Bounded:
+/// a few bytes before the mention and one word after the colon are read.
+fn label_verdict<'t>(text: &'t str, s_start: usize, start: usize, end: usize, cues: &Cues) -> Option<&'t str> {
+    if start - s_start > MAX_LABEL_PREFIX
+        || !text[s_start..start].trim_start_matches(|c: char| " -*+`#>.".contains(c) || c.is_ascii_digit()).is_empty()
+    {
+        return None;
+    }
+    let after = &text[end..text.floor_char_boundary((end + 48).min(text.len()))];
+    let after = after.trim_start_matches(['*', '`', '"', ']']);
+    let rest = [":", " -", " \u{2013}", " \u{2014}"].iter().find_map(|mark| after.strip_prefix(mark))?;
+    let rest = rest.trim_start_matches([' ', '*', '_']);
+    let word_end = rest.find(|c: char| !c.is_alphabetic()).unwrap_or(rest.len());
+    let word = &rest[..word_end];
+    if !cues.ending_lead_ins.iter().any(|w| w.eq_ignore_ascii_case(word)) {
+        return None;
+    }
+    let tail = rest[word_end..].trim_start_matches(['*', '_']);
+    let next = tail.strip_prefix(' ').map(|t| &t[..t.find(|c: char| !c.is_alphabetic()).unwrap_or(t.len())]);
+    let ends_there = match next {
+        Some(w) if !w.is_empty() => VERDICT_FOLLOWERS.iter().any(|f| f.eq_ignore_ascii_case(w)),
+        _ => {
+            let tail = tail.trim_start_matches(' ');
+            tail.is_empty() || tail.starts_with([',', '.', ';', ')', '(', ':', '\n', '\r', '|', '-'])
+        }
+    };
+    ends_there.then_some(word)
 }
 
 /// Words that make the word after them a noun: "rendered at launch", "the launch".
@@ -2855,6 +2898,26 @@ mod tests {
         let of = |id: &str| found.iter().filter(|m| m.0 == id).map(|m| m.1).collect::<Vec<_>>();
         assert_eq!(of("duckdb")[1], CueClass::Plain, "{found:?}");
         assert!(of("SDL").iter().all(|c| *c == CueClass::Learning), "{found:?}");
+    }
+
+    #[test]
+    fn an_items_verdict_ends_its_label() {
+        for item in [
+            "- scryer-prolog: removed on Dec 10, replaced by the native evaluator\n",
+            "- **scryer-prolog** - dropped on the 12th\n",
+            "- `scryer-prolog`: removed.\n",
+            "2. scryer-prolog: deleted\n",
+        ] {
+            assert_eq!(cue_of(item, "scryer-prolog").0, CueClass::Ending, "{item}");
+        }
+        // The repo's own change, a label that is not the item's, a verdict with an object.
+        for item in [
+            "- dojo: removed the old sync API in 1.5\n",
+            "- Notes on the old setup with dojo: removed nothing\n",
+            "- dojo: kept, the removal was reverted\n",
+        ] {
+            assert_ne!(cue_of(item, "dojo").0, CueClass::Ending, "{item}");
+        }
     }
 
     #[test]
