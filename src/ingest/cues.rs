@@ -1000,16 +1000,19 @@ impl Cues {
 
     /// What a study of the repo ending at `end` read, when it is not the repo's design:
     /// the word right after it (past a possessive) is a hearsay noun ("reading usearch
-    /// issues", "reading PAI write-ups") or a figure ("Dug into kit's 0.41": a run's
-    /// result). That word, as written.
+    /// issues", "reading PAI write-ups"), a figure ("Dug into kit's 0.41": a run's
+    /// result), or "own" after the possessive ("how we read death-mountain's own manifest",
+    /// "Digging into dojo's own layout": a test subject's own setup examined). That word,
+    /// as written.
     pub fn not_its_design_after<'t>(&self, text: &'t str, end: usize) -> Option<&'t str> {
         let rest = &text[end..text.floor_char_boundary((end + MAX_NEGATION_BYTES).min(text.len()))];
-        let rest = rest.strip_prefix("'s").or_else(|| rest.strip_prefix("\u{2019}s")).unwrap_or(rest);
-        let rest = rest.strip_prefix(' ')?.trim_start_matches('`');
+        let after_possessive = rest.strip_prefix("'s").or_else(|| rest.strip_prefix("\u{2019}s"));
+        let rest = after_possessive.unwrap_or(rest).strip_prefix(' ')?.trim_start_matches('`');
         let word = &rest[..rest.find(|c: char| !(c.is_alphanumeric() || c == '-' || c == '.')).unwrap_or(rest.len())];
         let word = word.trim_end_matches('.');
         let figure = word.starts_with(|c: char| c.is_ascii_digit());
-        (figure || self.hearsay_nouns.iter().any(|n| n.eq_ignore_ascii_case(word))).then_some(word)
+        let own = after_possessive.is_some() && word.eq_ignore_ascii_case("own");
+        (figure || own || self.hearsay_nouns.iter().any(|n| n.eq_ignore_ascii_case(word))).then_some(word)
     }
 
     /// A repo fetched, then read: a verb of fetching right before the mention at `[start,

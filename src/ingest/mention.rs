@@ -156,6 +156,9 @@ pub struct FoundMention {
     pub strong_cue: bool,
     /// Distinct nodes named on the same line (including this one).
     pub co_mentions: u32,
+    /// Distinct nodes named in the mention's sentence (including this one): a sweep's
+    /// subjects are one sentence's list, not a paragraph's names.
+    pub sentence_co_mentions: u32,
     /// The lead-in of the list or table block the mention sits in (its label, trimmed of
     /// markdown), when the block is not a bulk list; what the exemplars compare with.
     pub lead_in: Option<String>,
@@ -174,23 +177,26 @@ pub struct FoundMention {
     pub prose: bool,
 }
 
-/// A line naming several repos with a learning cue of its own is a sweep over test
+/// A sentence naming several repos with a learning cue of its own is a sweep over test
 /// subjects: the cue counts as testing ("Analyzed the database contents from SDL, DuckDB,
 /// Dagger, Dust, Dojo repos"). One learns from a repo or two; one runs a tool over many.
+/// The sentence, not the line: a paragraph that names three repos in three sentences
+/// ("With urfave/cli and dagger both gone there is no Go fixture. … I've been meaning to
+/// read how Gas Town's `gt prime` works") sweeps nothing. (A bulk line is still a line.)
 /// A cue bound to the mention (an owner, a compound noun), one inherited from a lead-in
 /// ("Prior art: A, B, C") and bulk lines are left alone. Applied to phrase cues here and
 /// to the exemplars' decisions in ingest. See `subjects_min_distinct_nodes` in
 /// `rules/cues.toml`.
 ///
-/// A weak testing cue on such a line is strong: "Successfully indexed 6 large repositories
+/// A weak testing cue in such a sentence is strong: "Successfully indexed 6 large repositories
 /// (Dagger, Dust, Dojo, SDL, HumanLayer, DuckDB)" names the run's subjects. (A weak
 /// learning cue stays weak: "explored documentation patterns across 4 repos" is no run.)
 pub fn sweep_of_subjects(mention: &mut FoundMention, cues: &Cues) {
-    let n = mention.co_mentions as usize;
+    let n = mention.sentence_co_mentions as usize;
     let sweep = !mention.bound
         && !mention.inherited
         && n >= cues.subjects_min_distinct_nodes
-        && n < cues.bulk_min_distinct_nodes;
+        && (mention.co_mentions as usize) < cues.bulk_min_distinct_nodes;
     if !sweep {
         return;
     }
@@ -198,8 +204,22 @@ pub fn sweep_of_subjects(mention: &mut FoundMention, cues: &Cues) {
     if mention.cue_class == CueClass::Learning || becomes_strong {
         mention.cue_class = CueClass::Testing;
         mention.strong_cue |= becomes_strong;
-        mention.cue = format!("{} ({n} repos on one line: a sweep of test subjects)", mention.cue);
+        mention.cue = format!("{} ({n} repos in one sentence: a sweep of test subjects)", mention.cue);
     }
+}
+
+/// For each `(sentence start, node)` of a line's mentions, in order, how many distinct
+/// nodes its sentence names. The mentions of one sentence are consecutive, so each
+/// sentence's group is counted once: O(m log m) for m mentions on the line.
+fn distinct_per_sentence(mentions: &[(usize, usize)]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(mentions.len());
+    for group in mentions.chunk_by(|a, b| a.0 == b.0) {
+        let mut nodes: Vec<usize> = group.iter().map(|&(_, node)| node).collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        out.extend(std::iter::repeat_n(nodes.len() as u32, group.len()));
+    }
+    out
 }
 
 /// The lead-in of a list or table block.
@@ -297,6 +317,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
     let mut nodes_on_line: HashSet<usize> = HashSet::new();
     let lines: Vec<(usize, usize)> = (0..line_starts.len()).map(|i| (line_starts[i], line_end(i))).collect();
     let fenced = fenced_lines(text, &lines);
+    let in_diff = diff_lines(text, &lines);
     let mut blocks = Blocks::default();
     let mut out = Vec::with_capacity(candidates.len());
     let mut i = 0;
@@ -310,6 +331,8 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         let line = &candidates[i..j];
         let (line_start, line_stop) = (line_starts[line_idx], line_end(line_idx));
         let mut found: Vec<FoundMention> = Vec::new();
+        // Each found mention's (sentence start, node), in the order of `found`.
+        let mut nodes_in_sentence: Vec<(usize, usize)> = Vec::new();
         nodes_on_line.clear();
         let mut breaks = sentence_breaks(bytes, line_start, line_stop);
         add_breaks_before_names(bytes, line_start, line.iter().map(|c| c.start), &mut breaks);
@@ -335,6 +358,11 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             LineShape::TableRow => ResultsRow::read(text, &lines, line_idx, cues),
             _ if fenced[line_idx] => ResultsRow::read_aligned(text, &lines, &fenced, line_idx, cues),
             _ => None,
+        };
+        // A diff's removed line ("-- Memory: episodic memory inspired by daydreams").
+        let removed_line = in_diff[line_idx] && {
+            let t = &text[line_start..line_stop];
+            t.starts_with('-') && !t.starts_with("---")
         };
         // A quoted line ("> …" outside code) is someone else's words: a README, an issue.
         let quoted = !fenced[line_idx] && text[line_start..line_stop].trim_start().starts_with('>');
@@ -663,6 +691,11 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             let said = |h: &(usize, usize, Void)| format!("{} \"{}\"", h.2.verb(), &text[h.0..h.1]);
             let hedge = if owned || retracted {
                 None
+            } else if removed_line && !matches!(cue, Some((CueClass::Ending, _))) {
+                // "-- Context loading: hooks approach from PAI" in a ```diff: the text was
+                // deleted; what it claimed is no evidence (a removed dependency line is an
+                // ending, read above).
+                Some("a diff's removed line (deleted text)".to_string())
             } else if quoted {
                 Some("quoted (someone else's words)".to_string())
             } else if open_task {
@@ -781,6 +814,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 }
             }
             nodes_on_line.insert(c.node);
+            nodes_in_sentence.push((s_start, c.node));
             let (cue_class, cue) = cue.unwrap_or((CueClass::Plain, String::new()));
             let strong_cue = strong && cue_class != CueClass::Plain;
             found.push(FoundMention {
@@ -792,6 +826,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 cue,
                 strong_cue,
                 co_mentions: 0,
+                sentence_co_mentions: 0,
                 lead_in: lead_in.map(|l| l.label),
                 bound,
                 inherited,
@@ -800,8 +835,10 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             });
         }
         let distinct = nodes_on_line.len() as u32;
-        for mut mention in found {
+        let in_sentence = distinct_per_sentence(&nodes_in_sentence);
+        for (mut mention, sentence_distinct) in found.into_iter().zip(in_sentence) {
             mention.co_mentions = distinct;
+            mention.sentence_co_mentions = sentence_distinct;
             if distinct as usize >= cues.bulk_min_distinct_nodes {
                 mention.cue_class = CueClass::Plain;
                 mention.cue.clear();
@@ -1378,6 +1415,29 @@ fn fenced_lines(text: &str, lines: &[(usize, usize)]) -> Vec<bool> {
                 return true;
             }
             inside
+        })
+        .collect()
+}
+
+/// Which lines sit inside a fenced block whose info string says it is a diff (```diff,
+/// ```patch); the fence lines themselves are not.
+fn diff_lines(text: &str, lines: &[(usize, usize)]) -> Vec<bool> {
+    let mut inside: Option<bool> = None;
+    lines
+        .iter()
+        .map(|&(a, b)| {
+            let t = text[a..b].trim_start();
+            if t.starts_with("```") || t.starts_with("~~~") {
+                inside = match inside {
+                    Some(_) => None,
+                    None => {
+                        let info = t.trim_start_matches(['`', '~']).trim_start();
+                        Some(info.starts_with("diff") || info.starts_with("patch"))
+                    }
+                };
+                return false;
+            }
+            inside == Some(true)
         })
         .collect()
 }
@@ -2622,7 +2682,7 @@ mod tests {
         };
         let found = cue_of("Analyzed the database contents from SDL, duckdb and dagger repos");
         assert!(found.iter().all(|(_, class, cue)| *class == CueClass::Testing
-            && cue == "Analyzed (3 repos on one line: a sweep of test subjects)"));
+            && cue == "Analyzed (3 repos in one sentence: a sweep of test subjects)"));
         assert_eq!(found.len(), 3);
         // One or two repos: studied, not swept.
         assert!(cue_of("Analyzed rqlite and dagger codebases").iter().all(|(_, c, _)| *c == CueClass::Learning));
@@ -2898,6 +2958,29 @@ mod tests {
         let of = |id: &str| found.iter().filter(|m| m.0 == id).map(|m| m.1).collect::<Vec<_>>();
         assert_eq!(of("duckdb")[1], CueClass::Plain, "{found:?}");
         assert!(of("SDL").iter().all(|c| *c == CueClass::Learning), "{found:?}");
+    }
+
+    #[test]
+    fn a_sweep_is_a_sentence_a_subjects_own_setup_and_a_diffs_deleted_text() {
+        // Three repos in three sentences of one paragraph: no sweep, the study stays.
+        let paragraph = "With SDL and dagger both gone there is no C fixture. I read how duckdb's planner works.\n";
+        assert_eq!(cue_of(paragraph, "duckdb").0, CueClass::Learning);
+        // A test subject's own setup, read: no study of its design.
+        assert_eq!(cue_of("Digging into dojo's own layout\n", "dojo").0, CueClass::Plain);
+        assert_eq!(cue_of("Digging into dojo's layout\n", "dojo").0, CueClass::Learning);
+        // An intention not acted on.
+        assert_eq!(cue_of("I've been meaning to read how dojo does it.\n", "dojo").0, CueClass::Plain);
+        // A diff's removed line is deleted text; its added line and a removed dependency
+        // line still speak.
+        let diff = "```diff\n-- Memory: episodic memory inspired by duckdb\n+- Memory: our own\n-scryer-prolog = \"0.9\"\n```\n";
+        let (class, cue) = cue_of(diff, "duckdb");
+        assert_eq!((class, cue.as_str()), (CueClass::Plain, "a diff's removed line (deleted text): inspired by"));
+        assert_eq!(cue_of(diff, "scryer-prolog").0, CueClass::Ending);
+        let added = "```diff\n+- Memory: episodic memory inspired by duckdb\n```\n";
+        assert_eq!(cue_of(added, "duckdb").0, CueClass::Learning);
+        // A list outside a diff fence is no diff.
+        let yaml = "```yaml\n- inspired by duckdb\n```\n";
+        assert_ne!(cue_of(yaml, "duckdb").1, "a diff's removed line (deleted text): inspired by");
     }
 
     #[test]

@@ -818,6 +818,7 @@ mod tests {
             cue: String::new(),
             strong_cue: false,
             co_mentions: 1,
+            sentence_co_mentions: 1,
             lead_in: None,
             bound: false,
             inherited: false,
