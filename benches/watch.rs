@@ -55,7 +55,7 @@ fn main() {
             debounce: Duration::from_millis(debounce_ms),
             ingest: IngestOptions { project: Some("atlas".into()), ..IngestOptions::default() },
             cues: Cues::load(&[]).unwrap(),
-            params: patina::graph::Params::builtin(),
+            params_home: None,
             open: OpenOptions::default(),
         };
         let stop = Arc::new(AtomicBool::new(false));

@@ -32,7 +32,7 @@ use notify::RecursiveMode;
 use crate::error::{Error, InvalidInput};
 use crate::event::NodeRegistered;
 use crate::graph::{Edge, GraphDiff, Params, derive, store as graph_store};
-use crate::home::expand_home;
+use crate::home::{PatinaHome, expand_home};
 use crate::ingest::cues::Cues;
 use crate::ingest::{self, IngestOptions, IngestReport};
 use crate::store::{OpenOptions, Store};
@@ -115,9 +115,22 @@ pub struct WatchOptions {
     pub debounce: Duration,
     pub ingest: IngestOptions,
     pub cues: Cues,
-    /// The graph parameters of the home watched into (`Params::for_home`).
-    pub params: Params,
+    /// The home whose graph parameters (`Params::for_home`) each batch derives with, read
+    /// again per batch as every command, MCP call and daemon request reads them, so the
+    /// stored graph's stamp agrees with theirs after the cue file is edited. `None`: the
+    /// built-in parameters.
+    pub params_home: Option<PatinaHome>,
     pub open: OpenOptions,
+}
+
+impl WatchOptions {
+    /// The graph parameters for one batch.
+    fn params(&self) -> Result<Params, Error> {
+        match &self.params_home {
+            Some(home) => Params::for_home(home).map_err(|e| Error::Invalid(InvalidInput::Other(e))),
+            None => Ok(Params::builtin()),
+        }
+    }
 }
 
 /// What one batch did.
@@ -161,7 +174,7 @@ pub fn process(
         report.ingest = ingest::ingest(&store, &present, &options.ingest, options.cues.clone(), |_| {})?;
     }
     report.retracted_deleted = ingest::retract_missing(&store, &gone)?;
-    let now = refresh_since(&store, &options.params, &before, &mut report)?;
+    let now = refresh_since(&store, &options.params()?, &before, &mut report)?;
     report.changed_files = present.iter().map(|p| p.display().to_string()).collect();
     report.deleted_files = gone.iter().map(|p| p.display().to_string()).collect();
     Ok((report, now))
@@ -228,7 +241,7 @@ fn catch_up_since(
     if !existing.is_empty() {
         report.ingest = ingest::ingest(&store, &existing, &options.ingest, options.cues.clone(), |_| {})?;
     }
-    let now = refresh_since(&store, &options.params, &before, &mut report)?;
+    let now = refresh_since(&store, &options.params()?, &before, &mut report)?;
     report.latency_ms = started.elapsed().as_secs_f64() * 1e3;
     Ok((report, now))
 }

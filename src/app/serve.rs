@@ -28,7 +28,7 @@ pub fn run(ctx: &mut Invocation, args: ServeArgs) -> anyhow::Result<u8> {
             debounce: Duration::from_millis(200),
             ingest: IngestOptions::default(),
             cues,
-            params: ctx.params()?,
+            params_home: Some(ctx.home.clone()),
             open: OpenOptions::default(),
         })
     } else {

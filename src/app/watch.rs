@@ -44,7 +44,14 @@ pub fn run(
     if roots.is_empty() {
         anyhow::bail!("nothing to watch: no registered node has a path that exists here (pass PATH...)");
     }
-    let options = WatchOptions { roots, debounce, ingest, cues, params: ctx.params()?, open: OpenOptions::default() };
+    let options = WatchOptions {
+        roots,
+        debounce,
+        ingest,
+        cues,
+        params_home: Some(ctx.home.clone()),
+        open: OpenOptions::default(),
+    };
     if once {
         let report = watch::catch_up(&store_path, &options).context("catching up")?;
         print_batch(ctx, &report)?;

@@ -1,4 +1,5 @@
-//! The weight parameters and language domains (`rules/graph.toml`, compiled in).
+//! The weight parameters and language domains (`rules/graph.toml`, compiled in), and the
+//! claims that contradict (from the cue vocabulary: the built-in one and a home's).
 
 use serde::Deserialize;
 
@@ -82,8 +83,10 @@ impl Params {
     }
 
     /// The parameters of a home: the built-in ones with the claims of the home's cue file
-    /// (`rules/cues.toml`), the file ingest reads too. Every derivation from a home uses
-    /// these, so the stored graph's fingerprint is the same whichever command derives it.
+    /// (`rules/cues.toml`), the file ingest reads too (unless `--cues FILE` replaces it for
+    /// one ingest). Every derivation from a home uses these, read again each time, so the
+    /// stored graph's fingerprint is the same whichever process derives it. A malformed
+    /// file is an error here as it is for ingest.
     pub fn for_home(home: &PatinaHome) -> Result<Params, String> {
         let cue_file = home.root().join("rules").join("cues.toml");
         Ok(Params::with_claims(ClaimVocabulary::load_with_user_file(Some(&cue_file))?))

@@ -338,8 +338,9 @@ pub struct Cues {
     /// Lower-cased ambiguous ids and aliases.
     pub ambiguous: Vec<String>,
     pub bulk_min_distinct_nodes: usize,
-    /// A line naming at least this many distinct nodes (fewer than a bulk line) with a
-    /// learning cue of its own is a sweep over test subjects (`mention::sweep_of_subjects`).
+    /// A sentence naming at least this many distinct nodes (on a line of fewer than a bulk
+    /// line) with a learning cue of its own is a sweep over test subjects
+    /// (`mention::sweep_of_subjects`).
     pub subjects_min_distinct_nodes: usize,
     /// A hash of the whole vocabulary, and of the exemplars and model when attached
     /// (part of the ingest cache key).
@@ -1000,19 +1001,28 @@ impl Cues {
 
     /// What a study of the repo ending at `end` read, when it is not the repo's design:
     /// the word right after it (past a possessive) is a hearsay noun ("reading usearch
-    /// issues", "reading PAI write-ups"), a figure ("Dug into kit's 0.41": a run's
-    /// result), or "own" after the possessive ("how we read death-mountain's own manifest",
-    /// "Digging into dojo's own layout": a test subject's own setup examined). That word,
-    /// as written.
+    /// issues", "reading PAI write-ups") or a figure ("Dug into kit's 0.41": a run's
+    /// result). That word, as written.
     pub fn not_its_design_after<'t>(&self, text: &'t str, end: usize) -> Option<&'t str> {
         let rest = &text[end..text.floor_char_boundary((end + MAX_NEGATION_BYTES).min(text.len()))];
-        let after_possessive = rest.strip_prefix("'s").or_else(|| rest.strip_prefix("\u{2019}s"));
-        let rest = after_possessive.unwrap_or(rest).strip_prefix(' ')?.trim_start_matches('`');
+        let rest = rest.strip_prefix("'s").or_else(|| rest.strip_prefix("\u{2019}s")).unwrap_or(rest);
+        let rest = rest.strip_prefix(' ')?.trim_start_matches('`');
         let word = &rest[..rest.find(|c: char| !(c.is_alphanumeric() || c == '-' || c == '.')).unwrap_or(rest.len())];
         let word = word.trim_end_matches('.');
         let figure = word.starts_with(|c: char| c.is_ascii_digit());
-        let own = after_possessive.is_some() && word.eq_ignore_ascii_case("own");
-        (figure || own || self.hearsay_nouns.iter().any(|n| n.eq_ignore_ascii_case(word))).then_some(word)
+        (figure || self.hearsay_nouns.iter().any(|n| n.eq_ignore_ascii_case(word))).then_some(word)
+    }
+
+    /// Whether "own" follows the repo's possessive at `end`: a study of it read a test
+    /// subject's own setup, not its design ("how we read death-mountain's own manifest",
+    /// "Digging into dojo's own layout"). A verb of taking still takes ("Took cuti's own
+    /// run script verbatim").
+    pub fn own_after(&self, text: &str, end: usize) -> bool {
+        let rest = &text[end..text.floor_char_boundary((end + 8).min(text.len()))];
+        let rest = rest.strip_prefix("'s ").or_else(|| rest.strip_prefix("\u{2019}s "));
+        rest.is_some_and(|r| {
+            r.get(..3).is_some_and(|w| w.eq_ignore_ascii_case("own")) && !r[3..].starts_with(char::is_alphanumeric)
+        })
     }
 
     /// A repo fetched, then read: a verb of fetching right before the mention at `[start,
@@ -1071,7 +1081,11 @@ impl Cues {
                 continue;
             };
             // The verb's clause, back to the last clause-ending mark before it.
-            let clause_start = after[..at].rfind(['.', ';', ':', ',', '!', '?', '(', '\u{2014}']).map_or(0, |i| i + 1);
+            let clause_start = after[..at]
+                .char_indices()
+                .rev()
+                .find(|&(_, ch)| ['.', ';', ':', ',', '!', '?', '(', '\u{2014}'].contains(&ch))
+                .map_or(0, |(i, ch)| i + ch.len_utf8());
             let negated = after[clause_start..at]
                 .split(|c: char| c.is_whitespace() || c == '`')
                 .any(|w| !w.is_empty() && self.is_negator(w));

@@ -15,8 +15,8 @@
 //!   one of the vocabulary's `repo_flag_commands` (`scrape`, `bench`, …);
 //! - an *ambiguous* id (an ordinary word in these logs) needs repo context or a cue;
 //! - a line naming many distinct nodes (a bulk list, a stats table) records its
-//!   mentions without cues; one naming several with a learning cue of its own is a sweep
-//!   over test subjects: the cue counts as testing ([`sweep_of_subjects`]);
+//!   mentions without cues; a sentence naming several with a learning cue of its own is a
+//!   sweep over test subjects: the cue counts as testing ([`sweep_of_subjects`]);
 //! - a list item or table row with no strong cue of its own inherits the cue of its
 //!   block's lead-in (the heading, bold label or `…:` line right above the list or
 //!   table, or the parent item of a nested list), unless the block names many nodes
@@ -361,13 +361,17 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         };
         // A diff's removed line ("-- Memory: episodic memory inspired by daydreams").
         let removed_line = in_diff[line_idx] && {
-            let t = &text[line_start..line_stop];
-            t.starts_with('-') && !t.starts_with("---")
+            let t = text[line_start..line_stop].trim_start_matches(' ');
+            // Not a file header ("--- a/src/lib.rs").
+            let header = t.strip_prefix("--- ").is_some_and(|path| !path.trim_end().contains(' '));
+            t.starts_with('-') && !header
         };
         // A quoted line ("> …" outside code) is someone else's words: a README, an issue.
         let quoted = !fenced[line_idx] && text[line_start..line_stop].trim_start().starts_with('>');
         // An open task ("- [ ] Prototype the opencode adapter") is a plan, not a report.
         let open_task = !fenced[line_idx] && is_open_task(&text[line_start..line_stop]);
+        // A done task ("- [x] benchmarked dojo" under "## Test plan") is a report.
+        let done_task = !fenced[line_idx] && is_done_task(&text[line_start..line_stop]);
         let mut inline_leads: std::collections::HashMap<usize, Option<(CueClass, String)>> = Default::default();
         // Each colon's inline lead-in of plans, read once per line when asked.
         let mut inline_plans: std::collections::HashMap<usize, Option<String>> = Default::default();
@@ -440,6 +444,9 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 && (text[c.end..].starts_with("'s") || text[c.end..].starts_with("\u{2019}s"))
                 && let Some(verb) = cues.taking_before(text, s_start, c.start)
                 && cues.not_its_design_after(text, c.end).is_none()
+                // "Digging into dojo's own layout" studied a subject's own setup; "Took
+                // cuti's own run script" still took it.
+                && (!cues.own_after(text, c.end) || cues.origin_verbs().iter().any(|v| v.eq_ignore_ascii_case(verb)))
             {
                 // "Adopted opencode's approach", "took cuti's run script": taken from it.
                 cue = Some((CueClass::Learning, format!("{verb} {}'s", &text[c.start..c.end])));
@@ -448,6 +455,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             } else if !strong
                 && let Some(verb) = cues.study_before(text, s_start, c.start)
                 && cues.not_its_design_after(text, c.end).is_none()
+                && !cues.own_after(text, c.end)
             {
                 // "Read the Gas Town design end to end", "Reading steveyegge/gastown".
                 cue = Some((CueClass::Learning, format!("{verb} {}", &text[c.start..c.end])));
@@ -700,7 +708,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 Some("quoted (someone else's words)".to_string())
             } else if open_task {
                 Some("an open task (\"[ ]\": not done)".to_string())
-            } else if let Some(plan) = lead_in.as_ref().and_then(|l| l.plan.clone()) {
+            } else if let Some(plan) = lead_in.as_ref().and_then(|l| l.plan.clone()).filter(|_| !done_task) {
                 Some(plan)
             } else if let Some((_, why)) = lead_in.as_ref().and_then(|l| l.owner.as_ref()).filter(|(n, _)| *n != c.node)
             {
@@ -870,6 +878,13 @@ fn subjects_own_compounds(mentions: &mut [FoundMention], cues: &Cues) {
 }
 
 /// A markdown task list item not yet done: `- [ ] …` (also `*`, `+`, `1.`).
+fn is_done_task(line: &str) -> bool {
+    let t = line.trim_start();
+    let rest = t.strip_prefix(['-', '*', '+']).unwrap_or(t);
+    rest.starts_with(" [x]") || rest.starts_with(" [X]")
+}
+
+/// Whether a line is an open task item ("- [ ] …", "1. [ ] …").
 fn is_open_task(line: &str) -> bool {
     let t = line.trim_start();
     let rest = match t.strip_prefix(['-', '*', '+']) {
@@ -958,11 +973,13 @@ fn inline_plan_lead_in(text: &str, colons: &[usize], colon: usize, s_start: usiz
     let label: String = words.trim().trim_start_matches(['#', '-', '*', '>', ' ']).replace("**", "");
     let label = label.trim();
     let (hit, void) = cues.plan_lead_in(label)?;
-    let at = label.find(hit)?;
+    let bytes = label.as_bytes();
+    let (at, _) = label.match_indices(hit).find(|&(i, _)| is_word_boundary(bytes, i, i + hit.len()))?;
     let mut before = label[..at].split_whitespace();
+    // One word before it, not a report of the plan done ("Finished TODOs:").
     let head = match (before.next(), before.next()) {
         (None, _) => true,
-        (Some(first), None) => first.chars().all(char::is_alphabetic),
+        (Some(first), None) => first.chars().all(char::is_alphabetic) && !first.to_ascii_lowercase().ends_with("ed"),
         _ => false,
     };
     head.then(|| format!("{} \"{hit}\" (inline lead-in \"{label}\")", void.verb()))
@@ -1738,8 +1755,8 @@ const MAX_LABEL_PREFIX: usize = 12;
 
 /// Words that may follow an item's verdict: when, how, or nothing ("removed on Dec 10",
 /// "dropped entirely"), not an object ("removed the old sync API" is a change of its own).
-const VERDICT_FOLLOWERS: [&str; 13] =
-    ["on", "in", "since", "after", "from", "with", "as", "and", "today", "yesterday", "entirely", "completely", "for"];
+const VERDICT_FOLLOWERS: [&str; 12] =
+    ["on", "in", "since", "after", "from", "with", "as", "today", "yesterday", "entirely", "completely", "for"];
 
 /// The ending verdict of an item whose label is the mention: "- scryer-prolog: removed on
 /// Dec 10, replaced by the native evaluator", "**loro** - dropped on the 12th". The
@@ -1781,14 +1798,24 @@ const NOUN_MARKERS: [&str; 12] =
 /// preposition or an article in its sentence (from `s_start`). Not a gerund or a
 /// participle: "after launching gemini-cli" and "the launched gemini-cli" launch it.
 fn used_as_noun(text: &str, s_start: usize, hit: &CueHit) -> bool {
-    let phrase = text[hit.start..hit.end].to_ascii_lowercase();
-    if phrase.contains(' ') || phrase.ends_with("ing") || phrase.ends_with("ed") {
+    // Bounded: a one-word phrase is short, and only a few bytes before it are read.
+    let phrase = &text[hit.start..hit.end];
+    if phrase.len() > MAX_NOUN_PHRASE || phrase.contains(' ') {
         return false;
     }
-    let before = text[s_start..hit.start].trim_end_matches([' ', '*', '`']);
-    let word = &before[before.rfind(|c: char| !c.is_alphanumeric()).map_or(0, |i| i + 1)..];
-    before.len() < hit.start - s_start && NOUN_MARKERS.iter().any(|m| m.eq_ignore_ascii_case(word))
+    let phrase = phrase.to_ascii_lowercase();
+    if phrase.ends_with("ing") || phrase.ends_with("ed") {
+        return false;
+    }
+    let from = text.floor_char_boundary(hit.start.saturating_sub(MAX_NOUN_PHRASE)).max(s_start);
+    let before = &text[from..hit.start];
+    let trimmed = before.trim_end_matches([' ', '*', '`']);
+    let word = trimmed.rsplit(|c: char| !c.is_alphanumeric()).next().unwrap_or("");
+    trimmed.len() < before.len() && NOUN_MARKERS.iter().any(|m| m.eq_ignore_ascii_case(word))
 }
+
+/// The longest one-word phrase [`used_as_noun`] reads, and how far before it it looks.
+const MAX_NOUN_PHRASE: usize = 16;
 
 /// How far apart the two repos of a move ("from A … to B") may stand, in bytes.
 const MAX_MOVE_GAP: usize = 80;
@@ -1799,8 +1826,8 @@ const MAX_MOVE_GAP: usize = 80;
 /// "from" is left and the one after "to"/"into" is gone to; neither is learned from.
 /// "Ported the scheduler from dojo to our runtime" still learns from dojo.
 fn moved_between_repos(text: &str, line: &[Candidate], c: &Candidate, hit: &CueHit, s_end: usize) -> bool {
-    let phrase = &text[hit.start..hit.end];
-    let from_ends = phrase.len() >= 4 && phrase[phrase.len() - 4..].eq_ignore_ascii_case("from");
+    let phrase = &text.as_bytes()[hit.start..hit.end];
+    let from_ends = phrase.len() >= 4 && phrase[phrase.len() - 4..].eq_ignore_ascii_case(b"from");
     if !from_ends || hit.end > c.start {
         return false;
     }
@@ -1809,10 +1836,20 @@ fn moved_between_repos(text: &str, line: &[Candidate], c: &Candidate, hit: &CueH
     let is_to = |w: &str| w.eq_ignore_ascii_case("to") || w.eq_ignore_ascii_case("into");
     after[1..].iter().take_while(|o| o.end <= s_end && o.start <= source.end + MAX_MOVE_GAP).any(|dest| {
         let gap = &text[source.end..dest.start];
+        // "to" right before the destination, an article at most between: not the
+        // infinitive of "from duckdb to speed up turso writes".
+        let mut words = gap.split(|ch: char| !ch.is_alphanumeric()).filter(|w| !w.is_empty()).rev();
+        let to_before = match (words.next(), words.next()) {
+            (Some(last), _) if is_to(last) => true,
+            (Some(article), Some(to)) => {
+                ["the", "a", "an"].iter().any(|a| a.eq_ignore_ascii_case(article)) && is_to(to)
+            }
+            _ => false,
+        };
         dest.node != source.node
             && (c.node == source.node || c.start >= dest.start)
-            && !gap.contains([';', '.', '(', ')'])
-            && gap.split(|ch: char| !ch.is_alphanumeric()).any(is_to)
+            && !gap.contains([';', '.', ',', '(', ')'])
+            && to_before
     })
 }
 
@@ -2983,6 +3020,31 @@ mod tests {
         assert_ne!(cue_of(yaml, "duckdb").1, "a diff's removed line (deleted text): inspired by");
     }
 
+    /// The stop-46 review's inputs: multi-byte marks before a noun phrase or a pronoun's
+    /// verb, an infinitive "to", a taking verb before "own", done tasks under a plan, a
+    /// plan word inside another word, a verdict then "and".
+    #[test]
+    fn review_inputs_neither_panic_nor_misread() {
+        for text in [
+            "- Step 2 \u{2192} launch dagger\n",
+            "\u{2022} launch gemini-cli\n",
+            "- duckdb staleness handling \u{2014} read their freshness code\n",
+        ] {
+            let _ = check(text);
+        }
+        let borrowed = "Borrowed the batching idea from duckdb to speed up turso writes.\n";
+        assert_eq!(cue_of(borrowed, "duckdb").0, CueClass::Learning);
+        assert_eq!(cue_of("Took dojo's own run script verbatim.\n", "dojo").0, CueClass::Learning);
+        assert_eq!(cue_of("## Test plan\n- [x] benchmarked dojo: 13 ms\n", "dojo").0, CueClass::Testing);
+        assert_eq!(cue_of("## Test plan\n- [ ] benchmark dojo\n", "dojo").0, CueClass::Plain);
+        assert_eq!(cue_of("Explanation of the plan: benchmarked dojo.\n", "dojo").0, CueClass::Testing);
+        assert_eq!(cue_of("Finished TODOs: fixed the UTF-8 panic for dojo.\n", "dojo").0, CueClass::Testing);
+        assert_ne!(cue_of("- scryer-prolog: dropped and re-added on the 14th\n", "scryer-prolog").0, CueClass::Ending);
+        // A diff inside a list item is a diff; a file header is not a removed line.
+        let nested = "- the credits change:\n  ```diff\n  -- Memory: inspired by duckdb\n  ```\n";
+        assert_eq!(cue_of(nested, "duckdb").0, CueClass::Plain);
+    }
+
     #[test]
     fn an_items_verdict_ends_its_label() {
         for item in [
@@ -3581,7 +3643,8 @@ mod tests {
                 "(dojo|SDL|not |don't |no |might |maybe |tested on |fixture |That was wrong|That\u{2019}s wrong|\
                  Next steps:|TODO|\u{2014} |\u{2013}|\u{2019}|é|日本|; | - |, but |\\. |: |\n|- |\\| |`|\\*\\*| |\
                  ```\n|\\$ patina ingest |repos/|> |  |repo  |12 ms|\u{2192}|'s |Adopted |read |due to |their team |\
-                 Not followed|### Removed\n|It wasn't|\\+ |\\(|\\)|score  repo  path\n)",
+                 Not followed|### Removed\n|It wasn't|\\+ |\\(|\\)|score  repo  path\n|launch |own |from |to |\
+                 Plan: |```diff\n|- \\[x\\] |\u{2022} |their |removed|duckdb|turso)",
                 0..40,
             ),
         ) {
