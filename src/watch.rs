@@ -127,7 +127,7 @@ impl WatchOptions {
     /// The graph parameters for one batch.
     fn params(&self) -> Result<Params, Error> {
         match &self.params_home {
-            Some(home) => Params::for_home(home).map_err(|e| Error::Invalid(InvalidInput::Other(e))),
+            Some(home) => Params::for_home(home),
             None => Ok(Params::builtin()),
         }
     }

@@ -63,16 +63,15 @@ pub fn graph(
     as_of: Option<&str>,
 ) -> anyhow::Result<u8> {
     let types = parse_types(types)?;
-    let store = ctx.open_store_for_graph()?;
+    let (store, params) = ctx.open_store_for_graph()?;
     let mut graph = match as_of {
         Some(date) => {
             let date: jiff::civil::Date =
                 date.parse().map_err(|e| anyhow::anyhow!("--as-of {date:?}: not a date YYYY-MM-DD ({e})"))?;
-            let params = ctx.params()?;
             let facts = graph::facts::load_as_of(&EventLog::new(&store), &params, Some(date))?;
             graph::derive::derive_from_facts(&facts, &params)
         }
-        None => current_graph(&store, &ctx.params()?)?,
+        None => current_graph(&store, &params)?,
     };
     if !types.is_empty() {
         graph.edges.retain(|e| types.contains(&e.edge_type));
@@ -141,9 +140,9 @@ pub fn graph(
 
 pub fn explain(ctx: &mut Invocation, from: &str, edge_type: &str, to: &str, max_events: usize) -> anyhow::Result<u8> {
     let edge_type = EdgeType::parse(edge_type)?;
-    let store = ctx.open_store_for_graph()?;
+    let (store, params) = ctx.open_store_for_graph()?;
     let (from, to) = (resolve(&store, from)?, resolve(&store, to)?);
-    let explanation = graph::explain::explain(&store, &ctx.params()?, &from, edge_type, &to, max_events)?;
+    let explanation = graph::explain::explain(&store, &params, &from, edge_type, &to, max_events)?;
     let code = if explanation.exists { exit::OK } else { exit::NOT_FOUND };
     if ctx.json {
         ctx.out.json(&explanation)?;
@@ -231,8 +230,8 @@ pub fn explain(ctx: &mut Invocation, from: &str, edge_type: &str, to: &str, max_
 }
 
 pub fn rules(ctx: &mut Invocation) -> anyhow::Result<u8> {
-    let store = ctx.open_store_for_graph()?;
-    let graph = current_graph(&store, &ctx.params()?)?;
+    let (store, params) = ctx.open_store_for_graph()?;
+    let graph = current_graph(&store, &params)?;
     let rows: Vec<serde_json::Value> = graph::program::RULES
         .iter()
         .map(|r| {
@@ -266,7 +265,7 @@ pub fn neighbors(ctx: &mut Invocation, id: &str, direction: &str, types: &[Strin
     let direction = Direction::parse(direction)
         .ok_or_else(|| anyhow::anyhow!("unknown direction '{direction}' (valid: in, out, both)"))?;
     let types = parse_types(types)?;
-    let store = ctx.open_store_for_graph()?;
+    let (store, _) = ctx.open_store_for_graph()?;
     let id = resolve(&store, id)?;
     let found = query::neighbors(&store, &id, direction, &types)?;
     if ctx.json {
@@ -289,7 +288,7 @@ pub fn neighbors(ctx: &mut Invocation, id: &str, direction: &str, types: &[Strin
 }
 
 pub fn path(ctx: &mut Invocation, from: &str, to: &str, max_hops: usize) -> anyhow::Result<u8> {
-    let store = ctx.open_store_for_graph()?;
+    let (store, _) = ctx.open_store_for_graph()?;
     let (from, to) = (resolve(&store, from)?, resolve(&store, to)?);
     let found = query::path(&store, &from, &to, max_hops)?;
     if ctx.json {

@@ -51,23 +51,23 @@ impl Invocation {
 
     /// Opens the store for a command that reads the derived graph: read-only when the
     /// stored graph is current (nothing to write), else for writing, with the graph
-    /// re-derived and stored first.
-    pub fn open_store_for_graph(&self) -> anyhow::Result<Store> {
+    /// re-derived and stored first; with the graph parameters it was checked against.
+    pub fn open_store_for_graph(&self) -> anyhow::Result<(Store, crate::graph::Params)> {
         let params = self.params()?;
         let store = self.open_store_read_only()?;
         if crate::graph::store::is_current(&store, &params)? {
-            return Ok(store);
+            return Ok((store, params));
         }
         drop(store);
         let store = self.open_store()?;
         crate::graph::store::refresh(&store, &params).context("deriving the graph")?;
-        Ok(store)
+        Ok((store, params))
     }
 
     /// The graph parameters of this home: the built-in ones with the claims of the home's
     /// cue file (`Params::for_home`). Every derivation of this home's graph uses them.
     pub fn params(&self) -> anyhow::Result<crate::graph::Params> {
-        crate::graph::Params::for_home(&self.home).map_err(anyhow::Error::msg).context("loading the cue vocabulary")
+        Ok(crate::graph::Params::for_home(&self.home)?)
     }
 
     /// The cue vocabulary for ingest and watch: the built-in one extended by `cue_file`

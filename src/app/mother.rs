@@ -298,8 +298,9 @@ fn repair(ctx: &mut Invocation) -> anyhow::Result<u8> {
 fn stats(ctx: &mut Invocation) -> anyhow::Result<u8> {
     let store = ctx.open_store_read_only()?;
     let stats = EventLog::new(&store).stats()?;
-    let graph = super::graph::current_graph(&store, &ctx.params()?)?;
-    let figures = crate::graph::query::stats(&graph, crate::graph::params::Params::builtin().max_domain_members);
+    let params = ctx.params()?;
+    let graph = super::graph::current_graph(&store, &params)?;
+    let figures = crate::graph::query::stats(&graph, params.max_domain_members);
     if ctx.json {
         let mut value = serde_json::to_value(&stats)?;
         value["graph"] = serde_json::to_value(&figures)?;

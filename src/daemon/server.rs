@@ -193,21 +193,23 @@ async fn blocking<T: Send + 'static>(work: impl FnOnce() -> anyhow::Result<T> + 
 }
 
 impl Daemon {
-    /// The store with a current graph, and the given node ids or aliases resolved.
-    fn graph_store<const N: usize>(&self, given: [&str; N]) -> anyhow::Result<(Store, [String; N])> {
+    /// The store with a current graph, the graph parameters it is current for, and the given
+    /// node ids or aliases resolved.
+    fn graph_store<const N: usize>(&self, given: [&str; N]) -> anyhow::Result<(Store, Params, [String; N])> {
         let store = self.open()?;
         let nodes = EventLog::new(&store).nodes()?;
         let mut ids = [const { String::new() }; N];
         for (id, given) in ids.iter_mut().zip(given) {
             *id = resolve_node(&nodes, given)?;
         }
-        graph_store::refresh(&store, &self.params()?)?;
-        Ok((store, ids))
+        let params = self.params()?;
+        graph_store::refresh(&store, &params)?;
+        Ok((store, params, ids))
     }
 
     /// The home's graph parameters, read each call (so an edited cue file is seen).
     fn params(&self) -> anyhow::Result<Params> {
-        Params::for_home(&self.home).map_err(anyhow::Error::msg)
+        Ok(Params::for_home(&self.home)?)
     }
 
     fn open(&self) -> anyhow::Result<Store> {
@@ -410,7 +412,7 @@ async fn neighbors_route(
             })?,
         };
         let types = b.types.iter().map(|t| EdgeType::parse(t)).collect::<Result<Vec<_>, _>>()?;
-        let (store, [id]) = d.graph_store([b.id.as_str()])?;
+        let (store, _, [id]) = d.graph_store([b.id.as_str()])?;
         let mut found = d.graph.get(&store)?.neighbors(&id, direction, &types);
         found.truncate(b.limit.unwrap_or(50));
         Ok(serde_json::json!({ "id": id, "neighbors": found }))
@@ -431,7 +433,7 @@ struct PathBody {
 async fn path_route(State(d): State<Arc<Daemon>>, given: Result<axum::Json<PathBody>, JsonRejection>) -> Answer {
     let b = body(given)?;
     let value = blocking(move || {
-        let (store, [from, to]) = d.graph_store([b.from.as_str(), b.to.as_str()])?;
+        let (store, _, [from, to]) = d.graph_store([b.from.as_str(), b.to.as_str()])?;
         let max_hops = b.max_hops.unwrap_or(4).min(16);
         Ok(match d.graph.get(&store)?.path(&from, &to, max_hops)? {
             Some(hops) => serde_json::json!({
@@ -447,7 +449,7 @@ async fn path_route(State(d): State<Arc<Daemon>>, given: Result<axum::Json<PathB
 
 async fn stats_route(State(d): State<Arc<Daemon>>) -> Answer {
     let value = blocking(move || {
-        let (store, []) = d.graph_store([])?;
+        let (store, _, []) = d.graph_store([])?;
         let graph = graph_store::read(&store)?
             .ok_or_else(|| anyhow::anyhow!("the graph is empty: nothing was synced or ingested yet"))?;
         Ok(serde_json::to_value(query::stats(&graph, Params::builtin().max_domain_members))?)
@@ -471,9 +473,9 @@ async fn explain_route(State(d): State<Arc<Daemon>>, given: Result<axum::Json<Ex
     let b = body(given)?;
     let value = blocking(move || {
         let edge_type = EdgeType::parse(&b.edge_type)?;
-        let (store, [from, to]) = d.graph_store([b.from.as_str(), b.to.as_str()])?;
+        let (store, params, [from, to]) = d.graph_store([b.from.as_str(), b.to.as_str()])?;
         let max = b.max_events.unwrap_or(25).min(500);
-        Ok(serde_json::to_value(crate::graph::explain::explain(&store, &d.params()?, &from, edge_type, &to, max)?)?)
+        Ok(serde_json::to_value(crate::graph::explain::explain(&store, &params, &from, edge_type, &to, max)?)?)
     })
     .await?;
     Ok(axum::Json(value))

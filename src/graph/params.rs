@@ -3,6 +3,7 @@
 
 use serde::Deserialize;
 
+use crate::error::{Error, InvalidInput};
 use crate::home::PatinaHome;
 use crate::ingest::cues::ClaimVocabulary;
 
@@ -87,9 +88,11 @@ impl Params {
     /// one ingest). Every derivation from a home uses these, read again each time, so the
     /// stored graph's fingerprint is the same whichever process derives it. A malformed
     /// file is an error here as it is for ingest.
-    pub fn for_home(home: &PatinaHome) -> Result<Params, String> {
+    pub fn for_home(home: &PatinaHome) -> Result<Params, Error> {
         let cue_file = home.root().join("rules").join("cues.toml");
-        Ok(Params::with_claims(ClaimVocabulary::load_with_user_file(Some(&cue_file))?))
+        let claims = ClaimVocabulary::load_with_user_file(Some(&cue_file))
+            .map_err(|e| Error::Invalid(InvalidInput::Other(format!("loading the cue vocabulary: {e}"))))?;
+        Ok(Params::with_claims(claims))
     }
 
     /// The built-in weights and domains with `claims` (from the cue vocabulary).
@@ -181,8 +184,8 @@ mod tests {
         assert_eq!(plain.fingerprint, builtin.fingerprint, "no cue file: the built-in parameters");
 
         std::fs::write(home.path().join("rules/cues.toml"), "[learning\n").unwrap();
-        let err = super::Params::for_home(&crate::home::PatinaHome::at(home.path())).unwrap_err();
-        assert!(err.contains("cues.toml"), "{err}");
+        let err = super::Params::for_home(&crate::home::PatinaHome::at(home.path())).unwrap_err().to_string();
+        assert!(err.contains("cues.toml") && err.starts_with("loading the cue vocabulary"), "{err}");
     }
 
     /// A contradiction cue only ever meets an ending mention's cue: each must be an ending

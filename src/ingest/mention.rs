@@ -316,8 +316,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
     let cue_hits = CueIndex::new(hits);
     let mut nodes_on_line: HashSet<usize> = HashSet::new();
     let lines: Vec<(usize, usize)> = (0..line_starts.len()).map(|i| (line_starts[i], line_end(i))).collect();
-    let fenced = fenced_lines(text, &lines);
-    let in_diff = diff_lines(text, &lines);
+    let (fenced, in_diff) = fenced_lines(text, &lines);
     let mut blocks = Blocks::default();
     let mut out = Vec::with_capacity(candidates.len());
     let mut i = 0;
@@ -877,21 +876,33 @@ fn subjects_own_compounds(mentions: &mut [FoundMention], cues: &Cues) {
     }
 }
 
-/// A markdown task list item not yet done: `- [ ] …` (also `*`, `+`, `1.`).
-fn is_done_task(line: &str) -> bool {
-    let t = line.trim_start();
-    let rest = t.strip_prefix(['-', '*', '+']).unwrap_or(t);
-    rest.starts_with(" [x]") || rest.starts_with(" [X]")
-}
-
-/// Whether a line is an open task item ("- [ ] …", "1. [ ] …").
-fn is_open_task(line: &str) -> bool {
+/// The mark in a markdown task item's box: `' '` for "- [ ] …", `'x'` for "* [x] …" (also
+/// `+`, `1.`, `1)`); `None` when the line is no task item.
+fn task_mark(line: &str) -> Option<char> {
     let t = line.trim_start();
     let rest = match t.strip_prefix(['-', '*', '+']) {
         Some(rest) => rest,
-        None => t.trim_start_matches(|c: char| c.is_ascii_digit()),
+        None => {
+            let rest = t.trim_start_matches(|c: char| c.is_ascii_digit());
+            if rest.len() == t.len() {
+                return None;
+            }
+            rest.strip_prefix(['.', ')'])?
+        }
     };
-    rest.starts_with(" [ ]") || (t.starts_with(|c: char| c.is_ascii_digit()) && rest.starts_with(". [ ]"))
+    let mut chars = rest.strip_prefix(" [")?.chars();
+    let mark = chars.next()?;
+    (chars.next() == Some(']')).then_some(mark)
+}
+
+/// Whether a line is a task item done: "- [x] …".
+fn is_done_task(line: &str) -> bool {
+    matches!(task_mark(line), Some('x' | 'X'))
+}
+
+/// Whether a line is an open task item: "- [ ] …", "1. [ ] …".
+fn is_open_task(line: &str) -> bool {
+    task_mark(line) == Some(' ')
 }
 
 /// The markdown shape of a line, as far as lead-ins go.
@@ -1420,43 +1431,31 @@ fn aligned_cells(line: &str) -> impl Iterator<Item = (usize, &str)> {
     })
 }
 
-/// Which lines sit in a fenced code block (its fence lines included).
-fn fenced_lines(text: &str, lines: &[(usize, usize)]) -> Vec<bool> {
-    let mut inside = false;
-    lines
-        .iter()
-        .map(|&(a, b)| {
-            let t = text[a..b].trim_start();
-            if t.starts_with("```") || t.starts_with("~~~") {
-                inside = !inside;
-                return true;
-            }
-            inside
-        })
-        .collect()
-}
-
-/// Which lines sit inside a fenced block whose info string says it is a diff (```diff,
-/// ```patch); the fence lines themselves are not.
-fn diff_lines(text: &str, lines: &[(usize, usize)]) -> Vec<bool> {
-    let mut inside: Option<bool> = None;
-    lines
-        .iter()
-        .map(|&(a, b)| {
-            let t = text[a..b].trim_start();
-            if t.starts_with("```") || t.starts_with("~~~") {
-                inside = match inside {
-                    Some(_) => None,
-                    None => {
-                        let info = t.trim_start_matches(['`', '~']).trim_start();
-                        Some(info.starts_with("diff") || info.starts_with("patch"))
-                    }
-                };
-                return false;
-            }
-            inside == Some(true)
-        })
-        .collect()
+/// Which lines sit in a fenced code block (its fence lines included), and which sit inside
+/// one whose info string says it is a diff (```diff, ```patch; its fence lines are not).
+fn fenced_lines(text: &str, lines: &[(usize, usize)]) -> (Vec<bool>, Vec<bool>) {
+    // While inside a block: whether it is a diff.
+    let mut block: Option<bool> = None;
+    let mut fenced = Vec::with_capacity(lines.len());
+    let mut in_diff = Vec::with_capacity(lines.len());
+    for &(a, b) in lines {
+        let t = text[a..b].trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            block = match block {
+                Some(_) => None,
+                None => {
+                    let info = t.trim_start_matches(['`', '~']).trim_start();
+                    Some(info.starts_with("diff") || info.starts_with("patch"))
+                }
+            };
+            fenced.push(true);
+            in_diff.push(false);
+        } else {
+            fenced.push(block.is_some());
+            in_diff.push(block == Some(true));
+        }
+    }
+    (fenced, in_diff)
 }
 
 /// `Some(cue)` when the mention `[start, end)`, a repo path, is given to a testing command
@@ -3023,6 +3022,30 @@ mod tests {
     /// The stop-46 review's inputs: multi-byte marks before a noun phrase or a pronoun's
     /// verb, an infinitive "to", a taking verb before "own", done tasks under a plan, a
     /// plan word inside another word, a verdict then "and".
+    #[test]
+    fn task_items_are_read_by_their_box() {
+        assert!(is_open_task("- [ ] bench dojo") && is_open_task("  1. [ ] bench") && is_open_task("2) [ ] bench"));
+        assert!(is_done_task("* [x] ran it") && is_done_task("3. [X] ran it") && is_done_task("+ [x] ran it"));
+        assert!(!is_open_task("- [x] ran it") && !is_done_task("- [ ] run it"));
+        for not_a_task in ["- [link](x)", "[ ] x", "12 [ ] x", "-[ ] x", "- [", "- [ ", "", "→ [ ]", "- [é"] {
+            assert_eq!(task_mark(not_a_task), None, "{not_a_task:?}");
+        }
+    }
+
+    #[test]
+    fn fences_and_diffs_are_told_apart() {
+        let text = "a\n```diff\n-x\n```\nb\n  ~~~rust\n-y\n~~~\n```patch\n+z\n";
+        let mut lines = Vec::new();
+        let mut start = 0;
+        for line in text.split_inclusive('\n') {
+            lines.push((start, start + line.len() - 1));
+            start += line.len();
+        }
+        let (fenced, in_diff) = fenced_lines(text, &lines);
+        assert_eq!(fenced, [false, true, true, true, false, true, true, true, true, true]);
+        assert_eq!(in_diff, [false, false, true, false, false, false, false, false, false, true]);
+    }
+
     #[test]
     fn review_inputs_neither_panic_nor_misread() {
         for text in [

@@ -88,15 +88,12 @@ impl PatinaServer {
         Ok(Store::open(&path, &OpenOptions::default(), |notice| eprintln!("patina mcp: {notice}"))?)
     }
 
-    /// The home's graph parameters, read each call (so an edited cue file is seen).
-    fn params(&self) -> anyhow::Result<Params> {
-        Params::for_home(&self.home).map_err(anyhow::Error::msg)
-    }
-
-    /// Brings the stored graph up to date.
-    fn current(&self, store: &Store) -> anyhow::Result<()> {
-        graph_store::refresh(store, &self.params()?)?;
-        Ok(())
+    /// Brings the stored graph up to date with the home's graph parameters, read each call
+    /// (so an edited cue file is seen); returns them.
+    fn current(&self, store: &Store) -> anyhow::Result<Params> {
+        let params = Params::for_home(&self.home)?;
+        graph_store::refresh(store, &params)?;
+        Ok(params)
     }
 
     fn open_read_only(&self) -> anyhow::Result<Store> {
@@ -495,9 +492,9 @@ impl PatinaServer {
             let store = server.open()?;
             let nodes = EventLog::new(&store).nodes()?;
             let (from, to) = (resolve_node(&nodes, &args.from)?, resolve_node(&nodes, &args.to)?);
-            server.current(&store)?;
+            let params = server.current(&store)?;
             let max = args.max_events.unwrap_or(12).min(200);
-            Ok(json(&crate::graph::explain::explain(&store, &server.params()?, &from, edge_type, &to, max)?))
+            Ok(json(&crate::graph::explain::explain(&store, &params, &from, edge_type, &to, max)?))
         })
         .await
     }
