@@ -209,7 +209,9 @@ impl Daemon {
 
     /// The home's graph parameters, read each call (so an edited cue file is seen).
     fn params(&self) -> anyhow::Result<Params> {
-        Ok(Params::for_home(&self.home)?)
+        // A broken cue file in the home is the server's fault (500), not the request's: its
+        // error is passed on as a message, not as the crate's `Invalid`.
+        Params::for_home(&self.home).map_err(|e| anyhow::anyhow!("{e}"))
     }
 
     fn open(&self) -> anyhow::Result<Store> {
@@ -449,10 +451,10 @@ async fn path_route(State(d): State<Arc<Daemon>>, given: Result<axum::Json<PathB
 
 async fn stats_route(State(d): State<Arc<Daemon>>) -> Answer {
     let value = blocking(move || {
-        let (store, _, []) = d.graph_store([])?;
+        let (store, params, []) = d.graph_store([])?;
         let graph = graph_store::read(&store)?
             .ok_or_else(|| anyhow::anyhow!("the graph is empty: nothing was synced or ingested yet"))?;
-        Ok(serde_json::to_value(query::stats(&graph, Params::builtin().max_domain_members))?)
+        Ok(serde_json::to_value(query::stats(&graph, params.max_domain_members))?)
     })
     .await?;
     Ok(axum::Json(value))

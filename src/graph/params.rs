@@ -68,6 +68,9 @@ pub struct Params {
     /// rules/cues.toml, and the verbs of taking a repo's possessive follows): an
     /// ending cue that ends with one denies it ("not ported from", "never took").
     pub denied_claims: Vec<String>,
+    /// Lower-cased words that make a removal's object a credit (`[ending] credit_words`): an
+    /// ending cue naming one ("removed … credit") withdraws a claim.
+    pub credit_words: Vec<String>,
     /// A domain on more nodes than this is broad: the domain rules ignore it.
     pub max_domain_members: usize,
     /// A hash of the parameters and rule program version (part of the graph's stamp).
@@ -103,9 +106,14 @@ impl Params {
         hasher.update(GRAPH_TOML.as_bytes());
         // A retraction withdraws the claim before it: a contradiction, listed once, in the
         // cue vocabulary.
-        let ClaimVocabulary { retractions, mut denied_claims, taking_verbs } = claims;
+        let ClaimVocabulary { retractions, mut denied_claims, taking_verbs, credit_words } = claims;
         denied_claims.extend(taking_verbs);
         for r in retractions.iter().chain(&denied_claims) {
+            hasher.update(r.as_bytes());
+            hasher.update(b"\n");
+        }
+        hasher.update(b"credit words\n");
+        for r in &credit_words {
             hasher.update(r.as_bytes());
             hasher.update(b"\n");
         }
@@ -121,18 +129,20 @@ impl Params {
                 .chain(retractions)
                 .collect(),
             denied_claims,
+            credit_words,
             max_domain_members: file.domains.max_members.max(2),
             fingerprint: *hasher.finalize().as_bytes(),
         }
     }
 
     /// Whether an ending cue contradicts a claim (and so ends LEARNS_FROM too): one of
-    /// `contradiction_cues`, or a denied claim ("not ported from", "didn't come from", "never
-    /// took" before the repo's possessive).
+    /// `contradiction_cues`, a denied claim ("not ported from", "didn't come from", "never
+    /// took" before the repo's possessive), or a removal of a credit ("removed … credit").
     pub fn is_contradiction(&self, cue: &str) -> bool {
         let cue = cue.trim().to_lowercase();
         self.contradiction_cues.contains(&cue)
             || self.denied_claims.iter().any(|claim| cue.strip_suffix(claim.as_str()).is_some_and(|n| n.ends_with(' ')))
+            || cue.rsplit_once(" \u{2026} ").is_some_and(|(_, object)| self.credit_words.iter().any(|w| w == object))
     }
 
     /// Whether a strong learning cue says a pattern was taken from the repo: one of
@@ -196,10 +206,17 @@ mod tests {
         let cues = crate::ingest::cues::Cues::load(&[]).unwrap();
         for cue in &params.contradiction_cues {
             let ending = cues.ending_before.contains(cue) || cues.ending_after.contains(cue);
-            assert!(ending || cues.ending_retractions.contains(cue), "{cue}");
+            let verdict = cues.row_verdicts.contains(cue);
+            assert!(ending || verdict || cues.ending_retractions.contains(cue), "{cue}");
         }
         for retraction in &cues.ending_retractions {
             assert!(params.contradiction_cues.contains(retraction), "{retraction}");
         }
+        // A row's retraction verdict is a contradiction; a row's removal verdict is not.
+        assert!(params.is_contradiction("retracted") && params.is_contradiction("Withdrawn"));
+        assert!(!params.is_contradiction("drop") && !params.is_contradiction("gone"));
+        // A removal of a credit withdraws the claim; a plain removal does not.
+        assert!(params.is_contradiction("removed \u{2026} credit") && params.is_contradiction("Dropped … credits"));
+        assert!(!params.is_contradiction("removed") && !params.is_contradiction("credit"));
     }
 }

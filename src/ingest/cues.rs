@@ -125,6 +125,14 @@ struct RawEnding {
     #[serde(default)]
     lead_ins: Vec<String>,
     #[serde(default)]
+    credit_words: Vec<String>,
+    #[serde(default)]
+    credit_removals: Vec<String>,
+    #[serde(default)]
+    row_verdicts: Vec<String>,
+    #[serde(default)]
+    row_retractions: Vec<String>,
+    #[serde(default)]
     denied_claims: Vec<String>,
     #[serde(default)]
     near_misses: Vec<String>,
@@ -258,6 +266,14 @@ pub struct Cues {
     hedge_kinds: Vec<Void>,
     /// Lower-cased lead-in words that make each item below an ending (`[ending] lead_ins`).
     pub ending_lead_ins: Vec<String>,
+    /// Lower-cased words that make a removal's object a credit (`[ending] credit_words`).
+    pub credit_words: Vec<String>,
+    /// Lower-cased `before` ending phrases that remove (`[ending] credit_removals`): only
+    /// these withdraw a credit.
+    pub credit_removals: Vec<String>,
+    /// Lower-cased words a table row's verdict cell opens with that end the repos the row
+    /// names (`[ending] row_verdicts` and `row_retractions`).
+    pub row_verdicts: Vec<String>,
     /// Lower-cased lead-in words of lists of plans ("next steps", "todo").
     hedge_lead_ins: AhoCorasick,
     /// Lower-cased negations, and the first words of phrases they never void (`[negation]`).
@@ -583,6 +599,9 @@ impl Cues {
             hedges,
             hedge_kinds,
             ending_lead_ins: lower(merged.ending.lead_ins),
+            credit_words: lower(merged.ending.credit_words),
+            credit_removals: lower(merged.ending.credit_removals),
+            row_verdicts: lower(merged.ending.row_verdicts.into_iter().chain(merged.ending.row_retractions).collect()),
             hedge_lead_ins,
             negators: lower(merged.negation.words).into_iter().map(|w: String| w.replace('\u{2019}', "'")).collect(),
             failure_words: lower(merged.negation.failure_words),
@@ -1520,6 +1539,10 @@ fn merged_vocabulary(extra: &[(String, String)]) -> Result<(RawCues, blake3::Has
         merged.ending.retractions.extend(raw.ending.retractions);
         merged.ending.short_retractions.extend(raw.ending.short_retractions);
         merged.ending.lead_ins.extend(raw.ending.lead_ins);
+        merged.ending.row_verdicts.extend(raw.ending.row_verdicts);
+        merged.ending.credit_words.extend(raw.ending.credit_words);
+        merged.ending.credit_removals.extend(raw.ending.credit_removals);
+        merged.ending.row_retractions.extend(raw.ending.row_retractions);
         merged.ending.denied_claims.extend(raw.ending.denied_claims);
         merged.ending.near_misses.extend(raw.ending.near_misses);
         merged.hedge.phrases.extend(raw.hedge.phrases);
@@ -1572,6 +1595,8 @@ pub struct ClaimVocabulary {
     pub retractions: Vec<String>,
     pub denied_claims: Vec<String>,
     pub taking_verbs: Vec<String>,
+    /// Words that make a removal's object a credit: such an ending withdraws a claim.
+    pub credit_words: Vec<String>,
 }
 
 impl ClaimVocabulary {
@@ -1588,10 +1613,12 @@ impl ClaimVocabulary {
         };
         let mut retractions = merged.ending.retractions;
         retractions.extend(merged.ending.short_retractions);
+        retractions.extend(merged.ending.row_retractions);
         Ok(ClaimVocabulary {
             retractions: clean(retractions),
             denied_claims: clean(merged.ending.denied_claims),
             taking_verbs: clean(merged.learning.gapped_verbs),
+            credit_words: clean(merged.ending.credit_words),
         })
     }
 

@@ -552,9 +552,15 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             let results_table = results_row.as_ref().and_then(|row| row.cue(c.start, cues));
             // "Removed `scryer-prolog = \"0.9\"` from Cargo.toml": the line is the mention's.
             let mention_end = c.end + dependency_line.map_or(0, str::len);
+            // A row's verdict is read for every mention, left to right, so that the row's
+            // first named cell is its subject; an ambiguous name must stand alone in its
+            // cell ("| game-engine (Cairo) |", not "| dust filter |").
+            let alone = c.ambiguous && !c.repo_context;
+            let verdict = results_row.as_ref().and_then(|row| row.verdict_ending(text, c.start, c.end, alone));
             let ending = removed_dependency(text, c.start, c.end, cues)
                 .map(|line| format!("a diff's removed line `-{}{line}`", &text[c.start..c.end]))
-                .or_else(|| ending_cue(text, s_start, s_end, c.start, mention_end, cues));
+                .or_else(|| ending_cue(text, s_start, s_end, c.start, mention_end, cues))
+                .or(verdict);
             // An ambiguous name needs repo context or a strong cue (an ending is one:
             // "Removed loro and the `crdt` feature"); a weak testing word with the run's
             // counted result is one too ("loro rerun: 1,204 files, 9,877 chunks").
@@ -619,7 +625,9 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             } else if !strong
                 && let Some(lead) = lead_in.as_ref().and_then(|l| {
                     // "Idea taken from turso (applies to our usearch setup):" learns from
-                    // turso; an item naming usearch takes nothing from it.
+                    // turso; an item naming usearch takes nothing from it. Not a testing
+                    // lead-in: "Ran the gemini-cli adapter against these repos:" names its
+                    // tool, and the items are the subjects.
                     let other_source = l.cue.as_ref().is_some_and(|(class, _)| *class == CueClass::Learning)
                         && !l.names.is_empty()
                         && !l.names.contains(&c.node);
@@ -1288,6 +1296,11 @@ struct ResultsRow {
     /// a number under "Recall"; `Cues::is_measurement`), and how many are.
     measured: Vec<bool>,
     measurements: usize,
+    /// The row's verdict, if its last cell opens with one (`[ending] row_verdicts`): the
+    /// cell's index and the verdict word.
+    verdict: Option<(usize, String)>,
+    /// The cell whose repo the verdict ended first: the row's subject.
+    subject_column: std::cell::Cell<Option<usize>>,
 }
 
 impl ResultsRow {
@@ -1325,7 +1338,14 @@ impl ResultsRow {
         };
         let measurements = measured.iter().filter(|m| **m).count();
         let starts = memchr::memchr_iter(b'|', row.as_bytes()).map(|i| lines[line_idx].0 + i + 1).collect();
-        Some(ResultsRow { starts, header, header_line, results, measured, measurements })
+        let row_cells = cells(row);
+        let verdict = row_cells
+            .iter()
+            .rposition(|cell| !cell.is_empty())
+            .filter(|&last| last > 0)
+            .and_then(|last| Some((last, verdict_word(&row_cells[last], &cues.row_verdicts)?.to_lowercase())));
+        let subject_column = std::cell::Cell::new(None);
+        Some(ResultsRow { starts, header, header_line, results, measured, measurements, verdict, subject_column })
     }
 
     /// The row `line_idx` of a table of aligned columns in a fenced code block: its header
@@ -1368,7 +1388,36 @@ impl ResultsRow {
             cells.iter().zip(&header).map(|((_, cell), name)| cues.is_measurement(name, cell)).collect();
         let measurements = measured.iter().filter(|m| **m).count();
         let starts = cells.iter().map(|(at, _)| lines[line_idx].0 + at).collect();
-        Some(ResultsRow { starts, header, header_line, results: true, measured, measurements })
+        let (verdict, subject_column) = (None, std::cell::Cell::new(None));
+        Some(ResultsRow { starts, header, header_line, results: true, measured, measurements, verdict, subject_column })
+    }
+
+    /// The ending of the mention `[start, end)` by the row's verdict: the mention names its
+    /// cell's repo by itself (a parenthesis and at most two more words beside it; `alone`:
+    /// none, for an ambiguous name) in a cell before the verdict's. "| kit (SvelteKit monorepo) | ts | drop - over-covered |" ends
+    /// kit; "| urfave/cli | go | a name collision with gemini-cli | drop |" ends urfave/cli,
+    /// not gemini-cli.
+    ///
+    /// Only the row's first cell that names a repo so is its subject: "| duckdb | turso |
+    /// removed |" ends duckdb, not its replacement. Mentions are read left to right; a cell
+    /// longer than [`MAX_ROW_NAME_CELL`] is prose, never a name (and never rescanned).
+    fn verdict_ending(&self, text: &str, start: usize, end: usize, alone: bool) -> Option<String> {
+        let (verdict_cell, word) = self.verdict.as_ref()?;
+        let column = self.starts.partition_point(|&s| s <= start).checked_sub(1)?;
+        let cell_end = self.starts.get(column + 1)?.checked_sub(1)?;
+        if column >= *verdict_cell || end > cell_end || cell_end - self.starts[column] > MAX_ROW_NAME_CELL {
+            return None;
+        }
+        if self.subject_column.get().is_some_and(|subject| subject != column) {
+            return None;
+        }
+        let beside = words_outside_parentheses(&text[self.starts[column]..start])
+            + words_outside_parentheses(&text[end..cell_end]);
+        if beside > if alone { 0 } else { MAX_WORDS_BESIDE_ROW_NAME } {
+            return None;
+        }
+        self.subject_column.set(Some(column));
+        Some(word.clone())
     }
 
     /// The header cell of the column the byte `start` of this row is in.
@@ -1390,6 +1439,33 @@ impl ResultsRow {
         (cell_named(name, &cues.repo_columns) && counted)
             .then(|| format!("results table (column \"{name}\", line {})", self.header_line + 1))
     }
+}
+
+/// How many words a cell may hold beside a repo's name (outside parentheses) for a row's
+/// verdict to end the repo: "Codex CLI adapter (openai/codex)".
+const MAX_WORDS_BESIDE_ROW_NAME: usize = 2;
+
+/// The longest cell, in bytes, that can be a row's name for its verdict.
+const MAX_ROW_NAME_CELL: usize = 160;
+
+/// The words of `text` outside parentheses (an unmatched one opens or closes at the edge).
+fn words_outside_parentheses(text: &str) -> usize {
+    let mut depth = 0usize;
+    let mut words = 0;
+    let mut in_word = false;
+    for c in text.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        let wordy = depth == 0 && c.is_alphanumeric();
+        if wordy && !in_word {
+            words += 1;
+        }
+        in_word = wordy;
+    }
+    words
 }
 
 /// Whether a table's header cells make it a table of results per repo: a repo column
@@ -1721,7 +1797,26 @@ fn ending_cue(text: &str, s_start: usize, s_end: usize, start: usize, end: usize
                 if near {
                     return None;
                 }
-                return Some(phrase.clone());
+                // "Removed the LiveStore credit from …": a claim withdrawn, named so. Only a
+                // removal's (not "replaced the X credit with a fuller one"), and only in the
+                // mention's clause ("Removed the dagger pipeline (credit: alice)" is not).
+                let is_credit = |w: &str| cues.credit_words.iter().any(|c| c == w);
+                let clause = after.split([',', ';', '(', ')', ':', '.']).next().unwrap_or("");
+                let credit = cues
+                    .credit_removals
+                    .contains(phrase)
+                    .then(|| {
+                        words(clause)
+                            .into_iter()
+                            .take(MAX_CREDIT_WORDS)
+                            .take_while(|w| is_filler(w) || is_object(w) || is_credit(w))
+                            .find(|w| is_credit(w))
+                    })
+                    .flatten();
+                return Some(match credit {
+                    Some(credit) => format!("{phrase} \u{2026} {credit}"),
+                    None => phrase.clone(),
+                });
             }
         }
     }
@@ -1749,6 +1844,9 @@ fn ending_cue(text: &str, s_start: usize, s_end: usize, start: usize, end: usize
     None
 }
 
+/// How many words after a removed mention are read for a credit ("from the credits").
+const MAX_CREDIT_WORDS: usize = 3;
+
 /// How far before a mention its item's start may be for the mention to be the item's label.
 const MAX_LABEL_PREFIX: usize = 12;
 
@@ -1771,23 +1869,45 @@ fn label_verdict<'t>(text: &'t str, s_start: usize, start: usize, end: usize, cu
     let after = &text[end..text.floor_char_boundary((end + 48).min(text.len()))];
     let after = after.trim_start_matches(['*', '`', '"', ']']);
     let rest = [":", " -", " \u{2013}", " \u{2014}"].iter().find_map(|mark| after.strip_prefix(mark))?;
+    verdict_word(rest, &cues.ending_lead_ins)
+}
+
+/// The verdict `rest` opens with: one of `words` (past emphasis marks), with nothing after
+/// it but when or how ([`VERDICT_FOLLOWERS`], a month, punctuation or the end): "removed
+/// on Dec 10", "dropped Jun 14", "drop - the checkout 404s"; not "removed the old sync API"
+/// or "dropped 2 symbols". Reads one word past the verdict.
+fn verdict_word<'t>(rest: &'t str, words: &[String]) -> Option<&'t str> {
     let rest = rest.trim_start_matches([' ', '*', '_']);
     let word_end = rest.find(|c: char| !c.is_alphabetic()).unwrap_or(rest.len());
     let word = &rest[..word_end];
-    if !cues.ending_lead_ins.iter().any(|w| w.eq_ignore_ascii_case(word)) {
+    if word.is_empty() || !words.iter().any(|w| w.eq_ignore_ascii_case(word)) {
         return None;
     }
     let tail = rest[word_end..].trim_start_matches(['*', '_']);
     let next = tail.strip_prefix(' ').map(|t| &t[..t.find(|c: char| !c.is_alphabetic()).unwrap_or(t.len())]);
     let ends_there = match next {
-        Some(w) if !w.is_empty() => VERDICT_FOLLOWERS.iter().any(|f| f.eq_ignore_ascii_case(w)),
+        Some(w) if !w.is_empty() => {
+            // A month only as a date ("Jun 15", not "drop may be premature").
+            let dated =
+                || tail[1 + w.len()..].strip_prefix(' ').is_some_and(|d| d.starts_with(|c: char| c.is_ascii_digit()));
+            VERDICT_FOLLOWERS.iter().any(|f| f.eq_ignore_ascii_case(w))
+                || MONTHS.split(' ').any(|m| m.eq_ignore_ascii_case(w)) && dated()
+        }
         _ => {
             let tail = tail.trim_start_matches(' ');
-            tail.is_empty() || tail.starts_with([',', '.', ';', ')', '(', ':', '\n', '\r', '|', '-'])
+            let dash = tail.strip_prefix(['-', '\u{2013}', '\u{2014}']);
+            // A dash as a mark ("drop - over-covered"), not glued to a word ("drop-in").
+            tail.is_empty()
+                || tail.starts_with([',', '.', ';', ')', '(', ':', '\n', '\r', '|'])
+                || dash.is_some_and(|rest| !rest.starts_with(char::is_alphanumeric))
         }
     };
     ends_there.then_some(word)
 }
+
+/// Month names, as a verdict's when: "removed Jun 15".
+const MONTHS: &str = "jan january feb february mar march apr april may jun june jul july aug august \
+                      sep sept september oct october nov november dec december";
 
 /// Words that make the word after them a noun: "rendered at launch", "the launch".
 const NOUN_MARKERS: [&str; 12] =
@@ -3019,9 +3139,96 @@ mod tests {
         assert_ne!(cue_of(yaml, "duckdb").1, "a diff's removed line (deleted text): inspired by");
     }
 
-    /// The stop-46 review's inputs: multi-byte marks before a noun phrase or a pronoun's
-    /// verb, an infinitive "to", a taking verb before "own", done tasks under a plan, a
-    /// plan word inside another word, a verdict then "and".
+    /// A table row's verdict cell ends the repos the row names by itself before it; what
+    /// follows the verdict word must be when or how, and "in" or "keep" ends nothing.
+    #[test]
+    fn a_table_rows_verdict_ends_the_repos_it_names() {
+        let table = "| fixture | lang | why added | verdict |\n|---|---|---|---|\n";
+        let ended = |row: &str, repo: &str| {
+            // A name dropped as ambiguous is no mention, so nothing it could end.
+            let found = check(&format!("{table}{row}\n")).into_iter().find(|(id, ..)| id == repo);
+            found.and_then(|(_, class, cue)| (class == CueClass::Ending).then_some(cue))
+        };
+        assert_eq!(
+            ended("| game-engine (Cairo monorepo) | cairo | YOLO test project | drop - over-covered |", "game-engine")
+                .as_deref(),
+            Some("drop")
+        );
+        assert_eq!(
+            ended("| codex-autorunner | go | a name collision with gemini-cli | drop |", "codex-autorunner").as_deref(),
+            Some("drop")
+        );
+        assert_eq!(
+            ended("| codex-autorunner | go | a name collision with gemini-cli | drop |", "gemini-cli"),
+            None,
+            "not its row's name"
+        );
+        assert_eq!(
+            ended("| duckdb | rust | removed Jun 15, replaced by turso | gone |", "duckdb").as_deref(),
+            Some("gone")
+        );
+        assert_eq!(ended("| duckdb | rust | removed Jun 15, replaced by turso | gone |", "turso"), None);
+        assert_eq!(
+            ended("| hooks | memista (vector + SQLite) | by assumption | **retracted** |", "memista").as_deref(),
+            Some("retracted")
+        );
+        assert_eq!(
+            ended("| Codex CLI (openai/codex) | ts | trial | dropped Jun 14 |", "codex").as_deref(),
+            Some("dropped")
+        );
+        assert_eq!(
+            ended("| scryer-prolog | rust | removed Jun 8, re-added Jun 21 | in |", "scryer-prolog"),
+            None,
+            "the last cell decides"
+        );
+        assert_eq!(ended("| turso | rust | 12.1s | reverted to WAL mode |", "turso"), None, "a change, not a verdict");
+        assert_eq!(ended("| loro | rust | 3 files | dropped 2 symbols |", "loro"), None);
+        assert_eq!(ended("| dojo | cairo | fixture | keep |", "dojo"), None);
+        assert_eq!(ended("| dojo |", "dojo"), None, "a row of one cell has no verdict");
+        assert_eq!(ended("| the fixture that dojo used to be | x | y | removed |", "dojo"), None, "prose, not a name");
+        assert_eq!(ended("| dojo | x | y | remové |", "dojo"), None);
+        // The stop-47 review: a replacement's column, a glued dash, a modal "may", a long cell.
+        assert_eq!(ended("| duckdb | memista | y | removed |", "duckdb").as_deref(), Some("removed"));
+        assert_eq!(ended("| duckdb | memista | y | removed |", "memista"), None, "the row's subject is its first name");
+        assert_eq!(ended("| dojo | rust | y | drop-in replacement for redb |", "dojo"), None);
+        assert_eq!(ended("| dojo | cairo | y | drop may be premature; keep |", "dojo"), None);
+        assert_eq!(ended("| dojo | cairo | y | drop \u{2014} over-covered |", "dojo").as_deref(), Some("drop"));
+        assert_eq!(ended("| dojo | cairo | y | removed May 3 |", "dojo").as_deref(), Some("removed"));
+        let long = format!("| dojo {} | x | y | removed |", "z".repeat(200));
+        assert_eq!(ended(&long, "dojo"), None);
+        // An ambiguous name ends only alone in its cell.
+        assert_eq!(ended("| dust | rust | y | removed |", "dust").as_deref(), Some("removed"));
+        assert_eq!(ended("| dust filter | rust | y | removed |", "dust"), None);
+    }
+
+    /// A testing lead-in that names a repo passes its cue to every item: the name may be
+    /// the tool run, and the items its subjects (the review of stop 47).
+    #[test]
+    fn a_testing_lead_in_naming_its_tool_still_leads_its_items() {
+        let text = "Ran the gemini-cli adapter against these repos:\n\n- memista: 12 files\n- dojo: 3 files\n";
+        assert_eq!(cue_of(text, "memista").0, CueClass::Testing);
+        assert_eq!(cue_of(text, "dojo").0, CueClass::Testing);
+    }
+
+    /// A removal whose object is a credit names it in its cue (the graph's contradiction).
+    #[test]
+    fn a_removed_credit_is_named_in_the_ending() {
+        let ending = |text: &str, repo: &str| {
+            let (class, cue) = cue_of(text, repo);
+            assert_eq!(class, CueClass::Ending, "{text}");
+            cue
+        };
+        assert_eq!(
+            ending("Removed the memista credit from the eventlog doc header.", "memista"),
+            "removed \u{2026} credit"
+        );
+        assert_eq!(ending("Removed dojoengine/dojo from credits entirely.", "dojo"), "removed \u{2026} credits");
+        assert_eq!(ending("Removed the dagger dependency.", "dagger"), "removed");
+        assert_eq!(ending("Removed dagger from the build, then fixed the credits page.", "dagger"), "removed");
+        assert_eq!(ending("Removed the dagger pipeline (credit: alice).", "dagger"), "removed");
+        assert_eq!(ending("Replaced the memista credit with a fuller one.", "memista"), "replaced");
+    }
+
     #[test]
     fn task_items_are_read_by_their_box() {
         assert!(is_open_task("- [ ] bench dojo") && is_open_task("  1. [ ] bench") && is_open_task("2) [ ] bench"));
@@ -3046,6 +3253,9 @@ mod tests {
         assert_eq!(in_diff, [false, false, true, false, false, false, false, false, false, true]);
     }
 
+    /// The stop-46 review's inputs: multi-byte marks before a noun phrase or a pronoun's
+    /// verb, an infinitive "to", a taking verb before "own", done tasks under a plan, a
+    /// plan word inside another word, a verdict then "and".
     #[test]
     fn review_inputs_neither_panic_nor_misread() {
         for text in [

@@ -470,10 +470,10 @@ impl PatinaServer {
         let server = self.clone();
         blocking(self.home.store_path(), move || {
             let store = server.open()?;
-            server.current(&store)?;
+            let params = server.current(&store)?;
             let graph = graph_store::read(&store)?
                 .ok_or_else(|| anyhow::anyhow!("the graph is empty: nothing was synced or ingested yet"))?;
-            Ok(json(&query::stats(&graph, Params::builtin().max_domain_members)))
+            Ok(json(&query::stats(&graph, params.max_domain_members)))
         })
         .await
     }
