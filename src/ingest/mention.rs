@@ -1299,8 +1299,8 @@ struct ResultsRow {
     /// The row's verdict, if its last cell opens with one (`[ending] row_verdicts`): the
     /// cell's index and the verdict word.
     verdict: Option<(usize, String)>,
-    /// The cell whose repo the verdict ended first: the row's subject.
-    subject_column: std::cell::Cell<Option<usize>>,
+    /// The first cell before the verdict that holds a mention: the row's subject.
+    subject_column: std::cell::OnceCell<usize>,
 }
 
 impl ResultsRow {
@@ -1344,7 +1344,7 @@ impl ResultsRow {
             .rposition(|cell| !cell.is_empty())
             .filter(|&last| last > 0)
             .and_then(|last| Some((last, verdict_word(&row_cells[last], &cues.row_verdicts)?.to_lowercase())));
-        let subject_column = std::cell::Cell::new(None);
+        let subject_column = std::cell::OnceCell::new();
         Some(ResultsRow { starts, header, header_line, results, measured, measurements, verdict, subject_column })
     }
 
@@ -1388,7 +1388,7 @@ impl ResultsRow {
             cells.iter().zip(&header).map(|((_, cell), name)| cues.is_measurement(name, cell)).collect();
         let measurements = measured.iter().filter(|m| **m).count();
         let starts = cells.iter().map(|(at, _)| lines[line_idx].0 + at).collect();
-        let (verdict, subject_column) = (None, std::cell::Cell::new(None));
+        let (verdict, subject_column) = (None, std::cell::OnceCell::new());
         Some(ResultsRow { starts, header, header_line, results: true, measured, measurements, verdict, subject_column })
     }
 
@@ -1405,19 +1405,18 @@ impl ResultsRow {
         let (verdict_cell, word) = self.verdict.as_ref()?;
         let column = self.starts.partition_point(|&s| s <= start).checked_sub(1)?;
         let cell_end = self.starts.get(column + 1)?.checked_sub(1)?;
-        if column >= *verdict_cell || end > cell_end || cell_end - self.starts[column] > MAX_ROW_NAME_CELL {
+        if column >= *verdict_cell || end > cell_end {
             return None;
         }
-        if self.subject_column.get().is_some_and(|subject| subject != column) {
+        // The first cell with a mention is the row's subject, whether or not it names the
+        // repo by itself: "| the old duckdb backend | turso | removed |" ends neither.
+        let subject = *self.subject_column.get_or_init(|| column);
+        if subject != column || cell_end - self.starts[column] > MAX_ROW_NAME_CELL {
             return None;
         }
         let beside = words_outside_parentheses(&text[self.starts[column]..start])
             + words_outside_parentheses(&text[end..cell_end]);
-        if beside > if alone { 0 } else { MAX_WORDS_BESIDE_ROW_NAME } {
-            return None;
-        }
-        self.subject_column.set(Some(column));
-        Some(word.clone())
+        (beside <= if alone { 0 } else { MAX_WORDS_BESIDE_ROW_NAME }).then(|| word.clone())
     }
 
     /// The header cell of the column the byte `start` of this row is in.
@@ -1809,7 +1808,12 @@ fn ending_cue(text: &str, s_start: usize, s_end: usize, start: usize, end: usize
                         words(clause)
                             .into_iter()
                             .take(MAX_CREDIT_WORDS)
-                            .take_while(|w| is_filler(w) || is_object(w) || is_credit(w))
+                            .take_while(|w| {
+                                // "Removed dagger with credit to alice" names whose credit the
+                                // removal was, not a credit removed.
+                                let preposition = matches!(w.as_str(), "with" | "for" | "to" | "in");
+                                is_filler(w) || is_credit(w) || is_object(w) && !preposition
+                            })
                             .find(|w| is_credit(w))
                     })
                     .flatten();
@@ -1887,11 +1891,13 @@ fn verdict_word<'t>(rest: &'t str, words: &[String]) -> Option<&'t str> {
     let next = tail.strip_prefix(' ').map(|t| &t[..t.find(|c: char| !c.is_alphabetic()).unwrap_or(t.len())]);
     let ends_there = match next {
         Some(w) if !w.is_empty() => {
-            // A month only as a date ("Jun 15", not "drop may be premature").
-            let dated =
+            // A month only before a number ("Jun 15", not "drop may be premature"); "from"
+            // not before one ("dropped from 40s to 12s" is a change of a measure).
+            let numbered =
                 || tail[1 + w.len()..].strip_prefix(' ').is_some_and(|d| d.starts_with(|c: char| c.is_ascii_digit()));
             VERDICT_FOLLOWERS.iter().any(|f| f.eq_ignore_ascii_case(w))
-                || MONTHS.split(' ').any(|m| m.eq_ignore_ascii_case(w)) && dated()
+                && !(w.eq_ignore_ascii_case("from") && numbered())
+                || MONTHS.split(' ').any(|m| m.eq_ignore_ascii_case(w)) && numbered()
         }
         _ => {
             let tail = tail.trim_start_matches(' ');
@@ -3199,6 +3205,10 @@ mod tests {
         // An ambiguous name ends only alone in its cell.
         assert_eq!(ended("| dust | rust | y | removed |", "dust").as_deref(), Some("removed"));
         assert_eq!(ended("| dust filter | rust | y | removed |", "dust"), None);
+        // The final review: the first cell with a mention is the subject; a change of a measure.
+        assert_eq!(ended("| the old duckdb backend | memista | y | removed |", "memista"), None);
+        assert_eq!(ended("| dojo | cairo | y | dropped from 40s to 12s |", "dojo"), None);
+        assert_eq!(ended("| dojo | cairo | y | dropped from the fixture set |", "dojo").as_deref(), Some("dropped"));
     }
 
     /// A testing lead-in that names a repo passes its cue to every item: the name may be
@@ -3227,6 +3237,7 @@ mod tests {
         assert_eq!(ending("Removed dagger from the build, then fixed the credits page.", "dagger"), "removed");
         assert_eq!(ending("Removed the dagger pipeline (credit: alice).", "dagger"), "removed");
         assert_eq!(ending("Replaced the memista credit with a fuller one.", "memista"), "replaced");
+        assert_eq!(ending("Removed dagger with credit to the reviewer.", "dagger"), "removed");
     }
 
     #[test]
