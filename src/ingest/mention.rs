@@ -1392,15 +1392,14 @@ impl ResultsRow {
         Some(ResultsRow { starts, header, header_line, results: true, measured, measurements, verdict, subject_column })
     }
 
-    /// The ending of the mention `[start, end)` by the row's verdict: the mention names its
+    /// The ending of the mention `[start, end)` by the row's verdict: the mention is in the
+    /// row's subject, its first cell before the verdict that holds a mention, and names the
     /// cell's repo by itself (a parenthesis and at most two more words beside it; `alone`:
-    /// none, for an ambiguous name) in a cell before the verdict's. "| kit (SvelteKit monorepo) | ts | drop - over-covered |" ends
-    /// kit; "| urfave/cli | go | a name collision with gemini-cli | drop |" ends urfave/cli,
-    /// not gemini-cli.
-    ///
-    /// Only the row's first cell that names a repo so is its subject: "| duckdb | turso |
-    /// removed |" ends duckdb, not its replacement. Mentions are read left to right; a cell
-    /// longer than [`MAX_ROW_NAME_CELL`] is prose, never a name (and never rescanned).
+    /// none, for an ambiguous name). "| kit (SvelteKit monorepo) | ts | drop - over-covered
+    /// |" ends kit; "| urfave/cli | go | a name collision with gemini-cli | drop |" ends
+    /// urfave/cli, not gemini-cli; "| duckdb | turso | removed |" ends duckdb, not its
+    /// replacement. Mentions are read left to right; a cell longer than
+    /// [`MAX_ROW_NAME_CELL`] is prose, never a name (and never rescanned).
     fn verdict_ending(&self, text: &str, start: usize, end: usize, alone: bool) -> Option<String> {
         let (verdict_cell, word) = self.verdict.as_ref()?;
         let column = self.starts.partition_point(|&s| s <= start).checked_sub(1)?;
