@@ -1321,15 +1321,17 @@ impl ResultsRow {
         {
             return None;
         }
-        let cells = |line: &str| -> Vec<String> {
-            line.trim().trim_start_matches('|').trim_end_matches('|').split('|').map(|c| c.trim().to_string()).collect()
-        };
-        let header = cells(line_text(header_line));
+        fn cells(line: &str) -> Vec<&str> {
+            line.trim().trim_start_matches('|').trim_end_matches('|').split('|').map(str::trim).collect()
+        }
+        let header: Vec<String> = cells(line_text(header_line)).into_iter().map(str::to_string).collect();
         let results = is_results_header(&header, cues);
         let row = line_text(line_idx);
+        // The row's cells, read once: for measurements and for its verdict.
+        let row_cells = cells(row);
         // Only a results table's cells are read as measurements.
         let measured: Vec<bool> = match results {
-            true => cells(row)
+            true => row_cells
                 .iter()
                 .enumerate()
                 .map(|(i, cell)| cues.is_measurement(header.get(i).map_or("", String::as_str), cell))
@@ -1338,12 +1340,11 @@ impl ResultsRow {
         };
         let measurements = measured.iter().filter(|m| **m).count();
         let starts = memchr::memchr_iter(b'|', row.as_bytes()).map(|i| lines[line_idx].0 + i + 1).collect();
-        let row_cells = cells(row);
         let verdict = row_cells
             .iter()
             .rposition(|cell| !cell.is_empty())
             .filter(|&last| last > 0)
-            .and_then(|last| Some((last, verdict_word(&row_cells[last], &cues.row_verdicts)?.to_lowercase())));
+            .and_then(|last| Some((last, verdict_word(row_cells[last], &cues.row_verdicts)?.to_lowercase())));
         let subject_column = std::cell::OnceCell::new();
         Some(ResultsRow { starts, header, header_line, results, measured, measurements, verdict, subject_column })
     }
