@@ -74,6 +74,11 @@ struct RawClass {
     study_verbs: Vec<String>,
     #[serde(default)]
     study_prepositions: Vec<String>,
+    /// Nouns of a design, then `design_origin_verbs` and "from": where a design came from.
+    #[serde(default)]
+    design_nouns: Vec<String>,
+    #[serde(default)]
+    design_origin_verbs: Vec<String>,
     #[serde(default)]
     acquire_verbs: Vec<String>,
     /// Nouns after a studied repo that say what was read was said about it, not its design.
@@ -82,6 +87,11 @@ struct RawClass {
     /// Verbs of a part of the project staying on the repo right after them.
     #[serde(default)]
     state_verbs: Vec<String>,
+    /// Verbs of staying with the repo as their subject, and the words that may follow them.
+    #[serde(default)]
+    subject_state_verbs: Vec<String>,
+    #[serde(default)]
+    state_completions: Vec<String>,
     #[serde(default)]
     result_units: Vec<String>,
 }
@@ -99,6 +109,8 @@ struct RawLeadIn {
     repo_columns: Vec<String>,
     #[serde(default)]
     option_columns: Vec<String>,
+    #[serde(default)]
+    dependency_columns: Vec<String>,
     #[serde(default)]
     result_columns: Vec<String>,
     #[serde(default)]
@@ -278,6 +290,8 @@ pub struct Cues {
     hedge_lead_ins: AhoCorasick,
     /// Lower-cased negations, and the first words of phrases they never void (`[negation]`).
     negators: Vec<String>,
+    /// Lower-cased `[learning] design_origin_verbs` ("came" in "the approach came from").
+    design_origin_verbs: Vec<String>,
     failure_words: Vec<String>,
     /// Words right after a list item's repo that say it was left out (`item_skips`).
     item_skips: Vec<String>,
@@ -307,6 +321,10 @@ pub struct Cues {
     /// the repo, an article at most between, the project's part stays on it ("The vector
     /// files stay in usearch", "the code index stays on usearch + rusqlite").
     state_verbs: Vec<String>,
+    /// Lower-cased `[using] subject_state_verbs` and `state_completions`, longest first
+    /// ([`Cues::state_after`]).
+    subject_state_verbs: Vec<String>,
+    state_completions: Vec<String>,
     /// Lower-cased head nouns that, right after a mention, say what it is to the project
     /// ("the DuckDB crate": using), with their class (`compounds` in `rules/cues.toml`).
     pub compounds: Vec<(String, CueClass)>,
@@ -340,6 +358,9 @@ pub struct Cues {
     pub repo_columns: Vec<String>,
     /// Lower-cased header cells of a column of the project's options (`option_columns`).
     pub option_columns: Vec<String>,
+    /// Lower-cased header cells of a column of the project's own dependencies
+    /// (`dependency_columns`).
+    pub dependency_columns: Vec<String>,
     /// Lower-cased header words of a results table's measurement columns, and the units
     /// that make a number a measurement (`result_columns`, `measurement_units`).
     pub result_columns: Vec<String>,
@@ -378,7 +399,17 @@ const MAX_OWNER_BYTES: usize = 96;
 struct GappedPhrases {
     verbs: AhoCorasick,
     /// The class and lower-cased prepositions of each verb, by pattern index.
-    rules: Vec<(CueClass, std::sync::Arc<Vec<String>>)>,
+    rules: Vec<GappedRule>,
+}
+
+/// One gapped phrase's head word: its class, its prepositions, and the words one of which
+/// must stand right before the preposition (empty: any), as "came" in "the routing
+/// approach came from".
+#[derive(Debug, Clone)]
+struct GappedRule {
+    class: CueClass,
+    prepositions: std::sync::Arc<Vec<String>>,
+    last_words: std::sync::Arc<Vec<String>>,
 }
 
 /// The most words a gapped phrase holds between its verb and its preposition.
@@ -524,7 +555,7 @@ impl Cues {
         let hedge_lead_ins = words_automaton(&merged.hedge.lead_ins, "hedge lead-ins")?;
         // Per class: its gapped phrases, and its words that stand by a mention or a result.
         let mut gapped_verbs: Vec<String> = Vec::new();
-        let mut gapped_rules: Vec<(CueClass, std::sync::Arc<Vec<String>>)> = Vec::new();
+        let mut gapped_rules: Vec<GappedRule> = Vec::new();
         let mut compounds: Vec<(String, CueClass)> = Vec::new();
         let mut strong_compounds: Vec<String> = Vec::new();
         let mut owners: Vec<(String, CueClass)> = Vec::new();
@@ -534,19 +565,28 @@ impl Cues {
             (CueClass::Learning, &merged.learning),
             (CueClass::Using, &merged.using),
         ] {
-            for (verbs, prepositions) in
-                [(&raw.gapped_verbs, &raw.gapped_prepositions), (&raw.study_verbs, &raw.study_prepositions)]
-            {
+            let from = vec!["from".to_string()];
+            let no_words = Vec::new();
+            for (verbs, prepositions, last_words) in [
+                (&raw.gapped_verbs, &raw.gapped_prepositions, &no_words),
+                (&raw.study_verbs, &raw.study_prepositions, &no_words),
+                (&raw.design_nouns, &from, &raw.design_origin_verbs),
+            ] {
                 let prepositions: Vec<String> = lower(prepositions.clone());
-                if prepositions.is_empty() {
+                if prepositions.is_empty() || verbs.is_empty() {
                     continue;
                 }
                 // A verb listed twice (by two classes or lists) is the first one's.
                 let prepositions = std::sync::Arc::new(prepositions);
+                let last_words = std::sync::Arc::new(lower(last_words.clone()));
                 for verb in lower(verbs.clone()) {
                     if !gapped_verbs.contains(&verb) {
                         gapped_verbs.push(verb);
-                        gapped_rules.push((class, prepositions.clone()));
+                        gapped_rules.push(GappedRule {
+                            class,
+                            prepositions: prepositions.clone(),
+                            last_words: last_words.clone(),
+                        });
                     }
                 }
             }
@@ -603,6 +643,7 @@ impl Cues {
             credit_removals: lower(merged.ending.credit_removals),
             row_verdicts: lower(merged.ending.row_verdicts.into_iter().chain(merged.ending.row_retractions).collect()),
             hedge_lead_ins,
+            design_origin_verbs: lower(merged.learning.design_origin_verbs.clone()),
             negators: lower(merged.negation.words).into_iter().map(|w: String| w.replace('\u{2019}', "'")).collect(),
             failure_words: lower(merged.negation.failure_words),
             item_skips: lower(merged.negation.item_skips),
@@ -620,6 +661,8 @@ impl Cues {
             acquire_verbs: longest_first(merged.learning.acquire_verbs.clone()),
             hearsay_nouns: lower(merged.learning.hearsay_nouns.clone()),
             state_verbs: longest_first(merged.using.state_verbs.clone()),
+            subject_state_verbs: longest_first(merged.using.subject_state_verbs.clone()),
+            state_completions: longest_first(merged.using.state_completions.clone()),
             compounds,
             strong_compounds,
             plan_nouns: lower(merged.hedge.plan_nouns.clone()),
@@ -637,6 +680,7 @@ impl Cues {
             query_words: lower(merged.context.query_words),
             repo_columns: lower(merged.lead_in.repo_columns),
             option_columns: lower(merged.lead_in.option_columns),
+            dependency_columns: lower(merged.lead_in.dependency_columns),
             result_columns: lower(merged.lead_in.result_columns),
             item_columns: lower(merged.lead_in.item_columns),
             measurement_units: lower(merged.lead_in.measurement_units),
@@ -966,19 +1010,27 @@ impl Cues {
             return false;
         }
         let from = text.floor_char_boundary(hit.start.saturating_sub(MAX_NEGATION_BYTES));
-        let mut before = &text[from..hit.start];
-        // Only the clause the phrase is in.
-        let clause_end = ['\n', '.', ',', ';', ':', '!', '?', '(', ')', '\u{2014}', '\u{2013}'];
-        if let Some((i, end)) = before.rmatch_indices(clause_end).next() {
-            before = &before[i + end.len()..];
+        let window = &text[from..hit.start];
+        // Only the clause the phrase is in: the text after its last clause mark, and before
+        // a parenthesis that closes right there, the clause it stands in ("Not adding turso
+        // (or libsql) as a dependency").
+        const CLAUSE_END: [char; 11] = ['\n', '.', ',', ';', ':', '!', '?', '(', ')', '\u{2014}', '\u{2013}'];
+        fn clause(text: &str) -> &str {
+            let text = match text.rmatch_indices(CLAUSE_END).next() {
+                Some((i, end)) => &text[i + end.len()..],
+                None => text,
+            };
+            text.rfind(" - ").map_or(text, |i| &text[i + 3..])
         }
-        if let Some(i) = before.rfind(" - ") {
-            before = &before[i + 3..];
-        }
+        let near = clause(window);
+        let aside = window[..window.len() - near.len()]
+            .strip_suffix(')')
+            .and_then(|inner| inner.rfind('(').filter(|&open| !inner[open + 1..].contains(CLAUSE_END)))
+            .map_or("", |open| clause(&window[..open]));
         let is = |word: &str, listed: &str| prefix_of(word, listed) == Some(word.len());
         // The words before the phrase, nearest first; "not only", "not just": no negation.
         let mut after: Option<&str> = None;
-        for word in before.split_whitespace().rev().take(NEGATION_REACH + 1) {
+        for word in near.split_whitespace().rev().chain(aside.split_whitespace().rev()).take(NEGATION_REACH + 1) {
             let word = word.trim_matches(['`', '*', '"', '_']);
             let softened = after.is_some_and(|a| is(a, "only") || is(a, "just"));
             if !softened && self.negators.iter().any(|n| is(word, n)) {
@@ -987,6 +1039,14 @@ impl Cues {
             after = Some(word);
         }
         false
+    }
+
+    /// Whether `cue` (a mention's cue text) claims where a design came from: it ends with
+    /// one of `[learning] design_origin_verbs` and "from" ("routing approach came from").
+    pub fn is_origin_claim(&self, cue: &str) -> bool {
+        let Some(rest) = cue.strip_suffix(" from") else { return false };
+        let verb = rest.rsplit(' ').next().unwrap_or("");
+        self.design_origin_verbs.iter().any(|v| v.eq_ignore_ascii_case(verb))
     }
 
     /// The verbs of taking a design from a repo (`[learning] gapped_verbs`: "took",
@@ -1016,6 +1076,46 @@ impl Cues {
     /// "The vector files stay in usearch", "the code index stays on usearch + rusqlite".
     pub fn state_before<'t>(&self, text: &'t str, from: usize, start: usize) -> Option<&'t str> {
         verb_right_before(text, from, start, &self.state_verbs)
+    }
+
+    /// The verb of staying after the mention ending at `end`, the repo its subject: at most
+    /// one `compounds` word between ("the duckdb backend stays"; not a `subject_compounds`
+    /// word, whose thing may be a test subject's), then a
+    /// `[using] subject_state_verbs` phrase, then the end of the clause or a
+    /// `state_completions` word ("usearch stays as is", "scryer-prolog stays on 0.9.4",
+    /// "scryer-prolog is still the rules engine"; not "turso stays \"idea\""). Read
+    /// within `[end, s_end)`; the verb, as written.
+    pub fn state_after<'t>(&self, text: &'t str, end: usize, s_end: usize) -> Option<&'t str> {
+        let rest = &text[end..s_end];
+        let mut rest = rest.trim_start_matches(['*', '`']).strip_prefix(' ')?;
+        let first_word = |r: &str| r.split(|c: char| !(c.is_alphanumeric() || c == '-')).next().unwrap_or("").len();
+        let head = first_word(rest);
+        // Not past a test subject's own thing ("SDL index is still on v3.0 chunks" in a
+        // file that scrapes SDL; `subject_compounds` decide that elsewhere).
+        let word = &rest[..head];
+        if head > 0
+            && self.compounds.iter().any(|(w, _)| w.eq_ignore_ascii_case(word))
+            && !self.subject_compounds.iter().any(|w| w.eq_ignore_ascii_case(word))
+        {
+            rest = rest[head..].trim_start_matches(['*', '`']).strip_prefix(' ')?;
+        } else if head > 0 && self.subject_compounds.iter().any(|w| w.eq_ignore_ascii_case(word)) {
+            return None;
+        }
+        let verb = self.subject_state_verbs.iter().find(|v| {
+            rest.get(..v.len()).is_some_and(|r| r.eq_ignore_ascii_case(v))
+                && !rest[v.len()..].starts_with(|c: char| c.is_alphanumeric())
+        })?;
+        let (verb, after) = rest.split_at(verb.len());
+        let after = after.trim_start_matches(['*', '`']);
+        let ends_clause = after.trim().is_empty()
+            || after.starts_with(['.', ',', ';', ':', ')', '\u{2014}', '\u{2013}', '\n'])
+            || after.starts_with(" - ");
+        let after = after.trim_start();
+        let completed = self.state_completions.iter().any(|w| {
+            after.get(..w.len()).is_some_and(|a| a.eq_ignore_ascii_case(w))
+                && !after[w.len()..].starts_with(|c: char| c.is_alphanumeric())
+        });
+        (ends_clause || completed).then_some(verb)
     }
 
     /// What a study of the repo ending at `end` read, when it is not the repo's design:
@@ -1241,10 +1341,11 @@ impl Cues {
         if !digits && !cell.contains(PASS_FAIL_MARKS) {
             return false;
         }
-        // No allocation per cell: header words compared in place.
+        // No allocation per cell: header words compared in place (lower-cased as they
+        // go, for a "Δ").
         let result_column = header
             .split(|c: char| !c.is_alphanumeric())
-            .any(|w| !w.is_empty() && self.result_columns.iter().any(|r| r.eq_ignore_ascii_case(w)))
+            .any(|w| !w.is_empty() && self.result_columns.iter().any(|r| w.chars().flat_map(char::to_lowercase).eq(r.chars())))
             // A metric at a cutoff: "R@10", "MRR@10", "Hit@5".
             || header.split('@').skip(1).any(|after| after.starts_with(|c: char| c.is_ascii_digit()));
         if result_column {
@@ -1323,11 +1424,12 @@ impl Cues {
         let mut found = Vec::new();
         if let Some(gapped) = &self.gapped {
             for m in gapped.verbs.find_iter(text) {
-                let (class, prepositions) = &gapped.rules[m.pattern().as_usize()];
+                let GappedRule { class, prepositions, last_words } = &gapped.rules[m.pattern().as_usize()];
                 if !is_word_boundary(bytes, m.start(), m.end()) || in_file_name(bytes, m.start(), m.end()) {
                     continue;
                 }
                 let mut pos = m.end();
+                let mut last_word = "";
                 for gap in 0..=MAX_GAP_WORDS {
                     let spaces = bytes[pos..].iter().take_while(|b| matches!(b, b' ' | b'\t')).count();
                     let start = pos + spaces;
@@ -1338,7 +1440,9 @@ impl Cues {
                     let word = &text[start..start + len];
                     let preposition_here = prepositions.iter().any(|p| p.eq_ignore_ascii_case(word))
                         || *class == CueClass::Testing && self.names_repos_after_with(text, word, start + len);
-                    if gap > 0 && preposition_here {
+                    let last_word_fits =
+                        last_words.is_empty() || last_words.iter().any(|w| w.eq_ignore_ascii_case(last_word));
+                    if gap > 0 && preposition_here && last_word_fits {
                         found.push(CueHit {
                             start: m.start(),
                             end: start + len,
@@ -1351,9 +1455,12 @@ impl Cues {
                     // The gap is the verb's object: no preposition, no end of a clause.
                     let ends_clause = word.ends_with(['.', ',', ';', ':', '!', '?', ')']) || word.contains('|');
                     let preposition = PREPOSITIONS.iter().any(|p| p.eq_ignore_ascii_case(word));
-                    if gap == MAX_GAP_WORDS || ends_clause || preposition {
+                    // "the design did not come from X" claims nothing (a denied claim).
+                    let negation = !last_words.is_empty() && self.negators.iter().any(|n| n.eq_ignore_ascii_case(word));
+                    if gap == MAX_GAP_WORDS || ends_clause || preposition || negation {
                         break;
                     }
+                    last_word = word;
                     pos = start + len;
                 }
             }
@@ -1517,9 +1624,13 @@ fn merged_vocabulary(extra: &[(String, String)]) -> Result<(RawCues, blake3::Has
             into.gapped_prepositions.extend(from.gapped_prepositions);
             into.study_verbs.extend(from.study_verbs);
             into.study_prepositions.extend(from.study_prepositions);
+            into.design_nouns.extend(from.design_nouns);
+            into.design_origin_verbs.extend(from.design_origin_verbs);
             into.acquire_verbs.extend(from.acquire_verbs);
             into.hearsay_nouns.extend(from.hearsay_nouns);
             into.state_verbs.extend(from.state_verbs);
+            into.subject_state_verbs.extend(from.subject_state_verbs);
+            into.state_completions.extend(from.state_completions);
             into.result_units.extend(from.result_units);
         }
         merged.lead_in.testing.extend(raw.lead_in.testing);
@@ -1527,6 +1638,7 @@ fn merged_vocabulary(extra: &[(String, String)]) -> Result<(RawCues, blake3::Has
         merged.lead_in.using.extend(raw.lead_in.using);
         merged.lead_in.repo_columns.extend(raw.lead_in.repo_columns);
         merged.lead_in.option_columns.extend(raw.lead_in.option_columns);
+        merged.lead_in.dependency_columns.extend(raw.lead_in.dependency_columns);
         merged.lead_in.result_columns.extend(raw.lead_in.result_columns);
         merged.lead_in.item_columns.extend(raw.lead_in.item_columns);
         merged.lead_in.measurement_units.extend(raw.lead_in.measurement_units);

@@ -193,8 +193,11 @@ pub struct FoundMention {
 /// learning cue stays weak: "explored documentation patterns across 4 repos" is no run.)
 pub fn sweep_of_subjects(mention: &mut FoundMention, cues: &Cues) {
     let n = mention.sentence_co_mentions as usize;
+    // "the merge logic and weights come from openclaw" says where a design came from,
+    // whatever else the sentence names.
     let sweep = !mention.bound
         && !mention.inherited
+        && !cues.is_origin_claim(&mention.cue)
         && n >= cues.subjects_min_distinct_nodes
         && (mention.co_mentions as usize) < cues.bulk_min_distinct_nodes;
     if !sweep {
@@ -296,8 +299,14 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         if flag_cue.is_some() || text[line_start..start].trim_end().ends_with("--repo") {
             repo_context = true;
         }
+        // "Credit to [[loro]] holds": a wiki link names the repo by itself, as
+        // `[[owner/name]]` does.
+        let wiki_link =
+            text[..start].ends_with("[[") && (text[end..].starts_with("]]") || text[end..].starts_with('|'));
         if !repo_context
-            && (followed_by_repo_word(text, end, cues) || named_after_repo_word(text, line_start, start, cues))
+            && (wiki_link
+                || followed_by_repo_word(text, end, cues)
+                || named_after_repo_word(text, line_start, start, cues))
         {
             repo_context = true;
         }
@@ -415,6 +424,21 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                     {
                         (None, false)
                     }
+                    // "`patina launch opencode --repo ~/.patina/cache/repos/dust`": a verb
+                    // of running a tool, or of taking a design, has the first repo after
+                    // it as its object (or a list of them: "launched opencode and codex"),
+                    // not one further on ("the layout comes from anthropics/skills' spec,
+                    // and the earlier huggingface/skills credit was retracted"). (A testing
+                    // phrase runs on a list with results: "tested on SDL (3,878 types), dojo
+                    // …".)
+                    Some(hit)
+                        if hit.points_forward
+                            && hit.class != CueClass::Testing
+                            && hit.end <= c.start
+                            && !object_of_forward_phrase(text, line, hit.end, c) =>
+                    {
+                        (None, false)
+                    }
                     // "role templates rendered at launch, with a Credits section pointing at
                     // [[steveyegge/gastown]]": a verb used as a noun points at nothing.
                     Some(hit) if hit.points_forward && hit.end <= c.start && used_as_noun(text, s_start, &hit) => {
@@ -463,6 +487,15 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             } else if !strong && let Some(verb) = cues.state_before(text, s_start, c.start) {
                 // "The vector files stay in usearch": the project's part stays on it.
                 cue = Some((CueClass::Using, format!("{verb} {}", &text[c.start..c.end])));
+                strong = true;
+                cue_at = c.start;
+            } else if !strong
+                && cue.as_ref().is_none_or(|(class, _)| *class == CueClass::Using)
+                && let Some(verb) = cues.state_after(text, c.end, s_end)
+            {
+                // "usearch stays as is", "scryer-prolog stays on 0.9.4": the project keeps
+                // it (a cue of another class in the sentence says more).
+                cue = Some((CueClass::Using, format!("{} {verb}", &text[c.start..c.end])));
                 strong = true;
                 cue_at = c.start;
             } else if !strong && let Some(words) = cues.acquired_then_studied(text, s_start, c.start, c.end, s_end) {
@@ -550,6 +583,15 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 }
             }
             let results_table = results_row.as_ref().and_then(|row| row.cue(c.start, cues));
+            // "| crate | called from | verdict |" then "| usearch | `src/index/vectors.rs` |
+            // core |": a row of the project's own dependencies names its crate (an
+            // ambiguous name alone in its cell: "| loro |").
+            let dependency_column = results_row.as_ref().and_then(|row| {
+                let name = row.column(c.start)?;
+                (cell_named(name, &cues.dependency_columns)
+                    && row.names_by_itself(text, c.start, c.end, c.ambiguous && !c.repo_context))
+                .then(|| format!("{name} (column \"{name}\", line {})", row.header_line + 1))
+            });
             // "Removed `scryer-prolog = \"0.9\"` from Cargo.toml": the line is the mention's.
             let mention_end = c.end + dependency_line.map_or(0, str::len);
             // A row's verdict is read for every mention, left to right, so that the row's
@@ -567,6 +609,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             if c.ambiguous
                 && !c.repo_context
                 && results_table.is_none()
+                && dependency_column.is_none()
                 && !strong
                 && ending.is_none()
                 && !matches!(&cue, Some((CueClass::Testing, _))
@@ -643,6 +686,15 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 // "| SDL | C | 1,412 | 11.2s |" under "| Repo | Lang | Files | Time |",
                 // whatever the heading (a heading that leads it says more, above).
                 cue = Some((CueClass::Testing, row.clone()));
+                strong = true;
+                bound = false;
+                inherited = true;
+                cue_at = c.start;
+            } else if !strong && let Some(column) = &dependency_column {
+                // A table of the project's crates. A lead-in with a cue decides above
+                // ("Tested these crates:" ran the tool on them), and so does a run's
+                // measurement under a repo column ("| repo / crate | time |").
+                cue = Some((CueClass::Using, column.clone()));
                 strong = true;
                 bound = false;
                 inherited = true;
@@ -1113,6 +1165,52 @@ fn leaves_its_clause(gap: &str) -> bool {
             || memchr::memchr(b')', bytes).is_some_and(|close| memchr::memchr(b'(', &bytes[..close]).is_none()))
 }
 
+/// Whether the mention `c` is the object of a phrase pointing forward that ends at
+/// `phrase_end` on its line: no other repo stands between them, or the text after the last
+/// one is a list's separator ("launched opencode (sst/opencode), gemini-cli and codex",
+/// "the opencode adapter and the codex adapter": at most [`MAX_LIST_GAP_WORDS`] words
+/// beside "and"/"or", outside parentheses), not an argument (`--repo`, `cwd=`, a path) or
+/// a clause of its own. Gaps longer than [`MAX_CAUSE_GAP`] are not read (and keep the
+/// object).
+fn object_of_forward_phrase(text: &str, line: &[Candidate], phrase_end: usize, c: &Candidate) -> bool {
+    if c.start - phrase_end > MAX_CAUSE_GAP {
+        return true;
+    }
+    let last_other = line[line.partition_point(|o| o.start < phrase_end)..]
+        .iter()
+        .take_while(|o| o.end <= c.start)
+        .filter(|o| o.node != c.node)
+        .map(|o| o.end)
+        .max();
+    last_other.is_none_or(|end| list_separator(&text[end..c.start]))
+}
+
+/// The most words (besides "and" and "or") a list's separator may hold: "adapter and the".
+const MAX_LIST_GAP_WORDS: usize = 3;
+
+/// Whether `gap` only separates the items of a list (see [`object_of_forward_phrase`]).
+fn list_separator(gap: &str) -> bool {
+    let mut depth = 0usize;
+    let mut outside = String::new();
+    for ch in gap.chars() {
+        match ch {
+            '(' => depth += 1,
+            // An aside that opened before the gap: "codex (openai/codex, v0.3) and".
+            ')' if depth == 0 => outside.clear(),
+            ')' => depth -= 1,
+            _ if depth == 0 => outside.push(ch),
+            _ => {}
+        }
+    }
+    if outside.contains(['=', '/', '.', ';', ':', '\n']) || outside.split_whitespace().any(|w| w.starts_with('-')) {
+        return false;
+    }
+    let words = outside
+        .split(|ch: char| !(ch.is_alphanumeric() || ch == '-' || ch == '\''))
+        .filter(|w| !w.is_empty() && !w.eq_ignore_ascii_case("and") && !w.eq_ignore_ascii_case("or"));
+    words.count() <= MAX_LIST_GAP_WORDS
+}
+
 /// How far back from a mention the start of its inline-list item is looked for, in bytes.
 const MAX_ITEM_PREFIX: usize = 64;
 
@@ -1404,19 +1502,31 @@ impl ResultsRow {
     fn verdict_ending(&self, text: &str, start: usize, end: usize, alone: bool) -> Option<String> {
         let (verdict_cell, word) = self.verdict.as_ref()?;
         let column = self.starts.partition_point(|&s| s <= start).checked_sub(1)?;
-        let cell_end = self.starts.get(column + 1)?.checked_sub(1)?;
-        if column >= *verdict_cell || end > cell_end {
+        if column >= *verdict_cell {
             return None;
         }
         // The first cell with a mention is the row's subject, whether or not it names the
         // repo by itself: "| the old duckdb backend | turso | removed |" ends neither.
         let subject = *self.subject_column.get_or_init(|| column);
-        if subject != column || cell_end - self.starts[column] > MAX_ROW_NAME_CELL {
-            return None;
+        (subject == column && self.names_by_itself(text, start, end, alone)).then(|| word.clone())
+    }
+
+    /// Whether the mention `[start, end)` names its cell's repo by itself: a parenthesis
+    /// and at most [`MAX_WORDS_BESIDE_ROW_NAME`] more words beside it (none when `alone`),
+    /// in a cell of at most [`MAX_ROW_NAME_CELL`] bytes (a longer one is prose).
+    fn names_by_itself(&self, text: &str, start: usize, end: usize, alone: bool) -> bool {
+        let column = self.starts.partition_point(|&s| s <= start).checked_sub(1);
+        let Some((column, cell_end)) =
+            column.and_then(|column| Some((column, self.starts.get(column + 1)?.checked_sub(1)?)))
+        else {
+            return false;
+        };
+        if end > cell_end || cell_end - self.starts[column] > MAX_ROW_NAME_CELL {
+            return false;
         }
         let beside = words_outside_parentheses(&text[self.starts[column]..start])
             + words_outside_parentheses(&text[end..cell_end]);
-        (beside <= if alone { 0 } else { MAX_WORDS_BESIDE_ROW_NAME }).then(|| word.clone())
+        beside <= if alone { 0 } else { MAX_WORDS_BESIDE_ROW_NAME }
     }
 
     /// The header cell of the column the byte `start` of this row is in.
@@ -1475,11 +1585,15 @@ fn is_results_header(header: &[String], cues: &Cues) -> bool {
         && !header.iter().any(|c| cell_named(c, &cues.item_columns))
 }
 
-/// Whether a table cell (emphasis and code marks trimmed) is one of `names` (lower-cased
-/// ASCII words), compared in place: it runs for every table-row mention.
+/// Whether a table cell (emphasis and code marks trimmed), or one of its alternatives split
+/// by '/', is one of `names` (lower-cased ASCII words), compared in place: it runs for
+/// every table-row mention.
 fn cell_named(cell: &str, names: &[String]) -> bool {
-    let cell = cell.trim_matches(['*', '_', '`']);
-    names.iter().any(|n| n.eq_ignore_ascii_case(cell))
+    // "| Repo / crate |" names both.
+    cell.split('/').any(|part| {
+        let part = part.trim().trim_matches(['*', '_', '`']);
+        names.iter().any(|n| n.eq_ignore_ascii_case(part))
+    })
 }
 
 /// The cells of a line of aligned columns: runs of text split by two or more spaces (or a
@@ -3211,6 +3325,102 @@ mod tests {
         assert_eq!(ended("| dojo | cairo | y | dropped from the fixture set |", "dojo").as_deref(), Some("dropped"));
     }
 
+    /// A table with a crate column lists the project's dependencies; a lead-in with a cue,
+    /// a run's measurement under a repo column and a row's verdict still decide.
+    #[test]
+    fn a_crate_tables_rows_are_the_projects_dependencies() {
+        let audit = "| crate | called from | verdict |\n|---|---|---|\n";
+        let of = |text: &str, repo: &str| {
+            let (matcher, cues) = world();
+            let found = extract(text, &matcher, &cues, Some("patina"));
+            found.into_iter().find(|m| matcher.node_id(m.node) == repo).map(|m| (m.cue_class, m.strong_cue, m.cue))
+        };
+        let row = format!("{audit}| scryer-prolog | `src/rules/engine.rs` | core - bump to 0.10 |\n");
+        assert_eq!(of(&row, "scryer-prolog"), Some((CueClass::Using, true, "crate (column \"crate\", line 1)".into())));
+        // An ambiguous name counts alone in its cell, not inside prose.
+        let row = format!("{audit}| loro | `src/mother/sync_crdt.rs` | keep |\n");
+        assert_eq!(of(&row, "loro").map(|m| m.0), Some(CueClass::Using));
+        let row = format!("{audit}| the loro-style merge we wrote | `src/mother/sync_crdt.rs` | keep |\n");
+        assert_eq!(of(&row, "loro"), None);
+        // Not the repo named in another column, nor one in a long cell.
+        let row = format!("{audit}| tree-sitter | the way dojo does it | keep |\n");
+        assert_eq!(of(&row, "dojo").map(|m| m.0), Some(CueClass::Plain));
+        let row = format!("{audit}| dojo {} | x | keep |\n", "z".repeat(200));
+        assert_eq!(of(&row, "dojo").map(|m| m.0), Some(CueClass::Plain));
+        // The row's verdict ends it.
+        let row = format!("{audit}| duckdb | `src/analytics/store.rs` | removed |\n");
+        assert_eq!(of(&row, "duckdb").map(|m| m.0), Some(CueClass::Ending));
+        // A testing lead-in decides: the crates were scraped.
+        let text = format!("Tested these crates:\n\n{audit}| turso | - | 3 panics |\n");
+        assert_eq!(of(&text, "turso").map(|m| m.0), Some(CueClass::Testing));
+        // "Repo / crate" is both: a run's measurement makes the row a result.
+        let table = "| repo / crate | time |\n|---|---|\n| duckdb | 11.2s |\n";
+        assert_eq!(of(table, "duckdb").map(|m| m.0), Some(CueClass::Testing));
+        let table = "| role | repo / crate | since |\n|---|---|---|\n| rollup store | turso | 2026 |\n";
+        assert_eq!(of(table, "turso").map(|m| m.0), Some(CueClass::Using));
+        // A corpus column and a Δ column make a results table.
+        let table = "| corpus | vectors | p50 |\n|---|---|---|\n| dojoengine/dojo | 21,774 | 1.9 ms |\n";
+        assert_eq!(of(table, "dojo").map(|m| m.0), Some(CueClass::Testing));
+        let table = "| fixture | Dec | Jan | \u{394} |\n|---|---|---|---|\n| SDL | 0.742 | 0.788 | +0.046 |\n";
+        assert_eq!(of(table, "SDL").map(|m| m.0), Some(CueClass::Testing));
+    }
+
+    /// A design noun, then "came from": where the design came from, a strong learning cue
+    /// for the repo it points at, whatever else the sentence names.
+    #[test]
+    fn where_a_design_came_from_is_learning() {
+        let of = |text: &str, repo: &str| {
+            let (matcher, cues) = world();
+            let found = extract(text, &matcher, &cues, Some("patina"));
+            let mut m = found.into_iter().find(|m| matcher.node_id(m.node) == repo).expect(repo);
+            sweep_of_subjects(&mut m, &cues);
+            (m.cue_class, m.strong_cue, m.cue)
+        };
+        assert_eq!(
+            of("- The routing approach came from dojo's role templates", "dojo"),
+            (CueClass::Learning, true, "routing approach came from".into())
+        );
+        assert_eq!(of("That layout came from cuti in Oct 2025 and hasn't changed.", "cuti").0, CueClass::Learning);
+        let three = "memista is SDL + duckdb with no text search; the merge logic and weights come from turso";
+        assert_eq!(of(three, "turso").0, CueClass::Learning, "no sweep of test subjects");
+        // A cause, a denial, and a repo behind the first object are not.
+        assert_ne!(of("The panic came from dojo's manifest", "dojo").0, CueClass::Learning);
+        assert_ne!(of("The design did not come from dojo", "dojo").0, CueClass::Learning);
+        let second = "The layout comes from the dojo `SKILL.md` spec, and the earlier SDL credit was retracted.";
+        assert_eq!(of(second, "dojo").0, CueClass::Learning);
+        assert_ne!(of(second, "SDL").0, CueClass::Learning);
+    }
+
+    /// The repo as the subject of a verb of staying: the project keeps it.
+    #[test]
+    fn a_repo_that_stays_is_kept() {
+        let using = |text: &str, repo: &str| {
+            let (class, cue) = cue_of(text, repo);
+            (class == CueClass::Using).then_some(cue)
+        };
+        assert_eq!(using("- duckdb stays as is", "duckdb").as_deref(), Some("duckdb stays"));
+        assert_eq!(
+            using("- scryer-prolog stays on 0.9.4 for now", "scryer-prolog").as_deref(),
+            Some("scryer-prolog stays")
+        );
+        assert_eq!(using("**Dagger stays** for build/test pipelines", "dagger").as_deref(), Some("Dagger stays"));
+        assert!(using("The turso backend stays.", "turso").is_some());
+        assert!(using("scryer-prolog is still the rules engine", "scryer-prolog").is_some());
+        // Not an idea, not what stays somewhere else, not a test subject.
+        assert_eq!(using("turso stays \"idea\"", "turso"), None);
+        assert_eq!(using("duckdb stays out of the release build", "duckdb"), None);
+        assert_eq!(using("dojo stays the regression subject for scry routing", "dojo"), None);
+        assert_eq!(using("the dojo checkout stays on disk", "dojo"), None);
+    }
+
+    /// A wiki link names a repo by itself, an ambiguous id too.
+    #[test]
+    fn a_wiki_link_is_repo_context() {
+        assert_eq!(check("Credit to [[loro]] holds.").len(), 1);
+        assert_eq!(check("Credit to [[loro|Loro]] holds.").len(), 1);
+        assert!(check("Credit to loro holds.").is_empty(), "an ordinary word");
+    }
+
     /// A testing lead-in that names a repo passes its cue to every item: the name may be
     /// the tool run, and the items its subjects (the review of stop 47).
     #[test]
@@ -3395,6 +3605,9 @@ mod tests {
         assert_eq!(classes("it didn't crash on dojo"), vec![CueClass::Testing]);
         assert_eq!(classes("no panics on SDL"), vec![CueClass::Testing]);
         assert_eq!(classes("Metadata only: nothing was scraped from dojo"), vec![CueClass::Plain]);
+        // A parenthesis inside the clause is passed over, and what it says is not read.
+        assert_eq!(classes("Not adding turso (or libsql) as a dependency."), vec![CueClass::Plain, CueClass::Plain]);
+        assert_eq!(cue_of("Kept turso (not libsql) as a dependency.", "turso").0, CueClass::Using);
         // Lined up, not run; a name that only collides.
         assert_eq!(classes("Queued SDL as the C fixture for the next sweep"), vec![CueClass::Plain]);
         assert_eq!(classes("A directory named game-engine; nothing to do with our fixture"), vec![CueClass::Plain]);
@@ -3705,6 +3918,19 @@ mod tests {
         assert_eq!(cue_of(launch, "memista").0, CueClass::Plain);
         assert_eq!(cue_of(launch, "dojo").0, CueClass::Using);
         assert_eq!(cue_of("- `launch claude` still spawns dojo with the files in place", "dojo").0, CueClass::Using);
+        // Its object is the first repo after it, or a list of them; `--repo` names the
+        // repo the launched agent runs on.
+        let flag = "$ patina launch codex --repo ~/.patina/cache/repos/dojo \"why does it fail?\"";
+        assert_eq!(cue_of(flag, "codex").0, CueClass::Using);
+        assert_eq!(cue_of(flag, "dojo").0, CueClass::Testing);
+        let output = "[launch] adapter=codex  cwd=~/.patina/cache/repos/dojo";
+        assert_ne!(cue_of(output, "dojo").0, CueClass::Using);
+        assert_eq!(cue_of("- launched codex, gemini-cli and dagger", "dagger").0, CueClass::Using);
+        assert_eq!(cue_of("- launched codex (openai/codex, v0.3) and dagger", "dagger").0, CueClass::Using);
+        assert_eq!(cue_of("- launched the codex adapter and the dagger one", "dagger").0, CueClass::Using);
+        let prose = "- built with the codex crate, rows sit in SQLite, and the report writes into a dagger file";
+        assert_eq!(cue_of(prose, "dagger").0, CueClass::Plain);
+        assert_eq!(cue_of("- launched codex with `--yolo` in the dojo checkout", "dojo").0, CueClass::Plain);
     }
 
     #[test]
