@@ -80,6 +80,8 @@ struct RawClass {
     #[serde(default)]
     design_origin_verbs: Vec<String>,
     #[serde(default)]
+    design_gap_faults: Vec<String>,
+    #[serde(default)]
     acquire_verbs: Vec<String>,
     /// Nouns after a studied repo that say what was read was said about it, not its design.
     #[serde(default)]
@@ -290,8 +292,10 @@ pub struct Cues {
     hedge_lead_ins: AhoCorasick,
     /// Lower-cased negations, and the first words of phrases they never void (`[negation]`).
     negators: Vec<String>,
-    /// Lower-cased `[learning] design_origin_verbs` ("came" in "the approach came from").
+    /// Lower-cased `[learning] design_origin_verbs` ("came" in "the approach came from"),
+    /// and the words that stop a design noun's gap (`design_gap_faults`).
     design_origin_verbs: Vec<String>,
+    design_gap_faults: Vec<String>,
     failure_words: Vec<String>,
     /// Words right after a list item's repo that say it was left out (`item_skips`).
     item_skips: Vec<String>,
@@ -398,7 +402,7 @@ const MAX_OWNER_BYTES: usize = 96;
 #[derive(Debug, Clone)]
 struct GappedPhrases {
     verbs: AhoCorasick,
-    /// The class and lower-cased prepositions of each verb, by pattern index.
+    /// Each head word's rule, by pattern index.
     rules: Vec<GappedRule>,
 }
 
@@ -573,7 +577,10 @@ impl Cues {
                 (&raw.design_nouns, &from, &raw.design_origin_verbs),
             ] {
                 let prepositions: Vec<String> = lower(prepositions.clone());
-                if prepositions.is_empty() || verbs.is_empty() {
+                // A design noun needs its verb ("came"): without one, "<noun> … from X"
+                // would be any phrase ("the layout differs from dojo").
+                let design = std::ptr::eq(verbs, &raw.design_nouns);
+                if prepositions.is_empty() || verbs.is_empty() || design && last_words.is_empty() {
                     continue;
                 }
                 // A verb listed twice (by two classes or lists) is the first one's.
@@ -644,6 +651,7 @@ impl Cues {
             row_verdicts: lower(merged.ending.row_verdicts.into_iter().chain(merged.ending.row_retractions).collect()),
             hedge_lead_ins,
             design_origin_verbs: lower(merged.learning.design_origin_verbs.clone()),
+            design_gap_faults: lower(merged.learning.design_gap_faults.clone()),
             negators: lower(merged.negation.words).into_iter().map(|w: String| w.replace('\u{2019}', "'")).collect(),
             failure_words: lower(merged.negation.failure_words),
             item_skips: lower(merged.negation.item_skips),
@@ -1041,12 +1049,17 @@ impl Cues {
         false
     }
 
-    /// Whether `cue` (a mention's cue text) claims where a design came from: it ends with
-    /// one of `[learning] design_origin_verbs` and "from" ("routing approach came from").
+    /// Whether `cue` (a mention's cue text) claims where a design came from: it holds one
+    /// of `[learning] design_origin_verbs` and then "from" ("routing approach came from").
     pub fn is_origin_claim(&self, cue: &str) -> bool {
-        let Some(rest) = cue.strip_suffix(" from") else { return false };
-        let verb = rest.rsplit(' ').next().unwrap_or("");
-        self.design_origin_verbs.iter().any(|v| v.eq_ignore_ascii_case(verb))
+        let mut words = cue.split_whitespace();
+        let mut before = words.next().unwrap_or("");
+        words.any(|word| {
+            let origin = word.eq_ignore_ascii_case("from")
+                && self.design_origin_verbs.iter().any(|v| v.eq_ignore_ascii_case(before));
+            before = word;
+            origin
+        })
     }
 
     /// The verbs of taking a design from a repo (`[learning] gapped_verbs`: "took",
@@ -1082,8 +1095,9 @@ impl Cues {
     /// one `compounds` word between ("the duckdb backend stays"; not a `subject_compounds`
     /// word, whose thing may be a test subject's), then a
     /// `[using] subject_state_verbs` phrase, then the end of the clause or a
-    /// `state_completions` word ("usearch stays as is", "scryer-prolog stays on 0.9.4",
-    /// "scryer-prolog is still the rules engine"; not "turso stays \"idea\""). Read
+    /// `state_completions` word or a version ("usearch stays as is", "scryer-prolog stays
+    /// on 0.9.4", "scryer-prolog is still the rules engine"; not "turso stays \"idea\"",
+    /// "turso is still on the roadmap", "SDL is still the slowest", nor a question). Read
     /// within `[end, s_end)`; the verb, as written.
     pub fn state_after<'t>(&self, text: &'t str, end: usize, s_end: usize) -> Option<&'t str> {
         let rest = &text[end..s_end];
@@ -1105,6 +1119,10 @@ impl Cues {
             rest.get(..v.len()).is_some_and(|r| r.eq_ignore_ascii_case(v))
                 && !rest[v.len()..].starts_with(|c: char| c.is_alphanumeric())
         })?;
+        // A question keeps nothing: "Does turso stay on the shortlist?"
+        if text[..s_end].trim_end().ends_with('?') {
+            return None;
+        }
         let (verb, after) = rest.split_at(verb.len());
         let after = after.trim_start_matches(['*', '`']);
         let ends_clause = after.trim().is_empty()
@@ -1112,10 +1130,23 @@ impl Cues {
             || after.starts_with(" - ");
         let after = after.trim_start();
         let completed = self.state_completions.iter().any(|w| {
-            after.get(..w.len()).is_some_and(|a| a.eq_ignore_ascii_case(w))
-                && !after[w.len()..].starts_with(|c: char| c.is_alphanumeric())
+            let Some(next) = after.get(..w.len()).filter(|a| a.eq_ignore_ascii_case(w)).map(|_| &after[w.len()..])
+            else {
+                return false;
+            };
+            // Not a result: "SDL is still the slowest of the C repos".
+            let superlative =
+                next.trim_start().split(|c: char| !c.is_alphabetic()).next().is_some_and(|w| w.ends_with("est"));
+            !next.starts_with(|c: char| c.is_alphanumeric()) && !superlative
         });
-        (ends_clause || completed).then_some(verb)
+        // A version follows, "on" or "at" at most before it: "stays on 0.9.4", "stays at v2".
+        let version = {
+            let next = after.strip_prefix("on ").or_else(|| after.strip_prefix("at ")).unwrap_or(after);
+            let next = next.trim_start_matches('`');
+            let next = next.strip_prefix(['v', 'V']).unwrap_or(next);
+            next.starts_with(|c: char| c.is_ascii_digit())
+        };
+        (ends_clause || completed || version).then_some(verb)
     }
 
     /// What a study of the repo ending at `end` read, when it is not the repo's design:
@@ -1335,20 +1366,22 @@ impl Cues {
     /// Whether a table cell under `header` is a measurement of a run (see `result_columns`
     /// in `rules/cues.toml`): a number in a result column, a number with a measurement
     /// unit ("11.2s", "3 ms", "13%"), or a change ("0 → 2,118").
+    /// Whether a table's header cell names a column of results (`result_columns`: "Time",
+    /// "p50", "Δ"; or a metric at a cutoff, "MRR@10"). No allocation: header words are
+    /// compared in place, lower-cased as they go.
+    fn is_result_column(&self, header: &str) -> bool {
+        header.split(|c: char| !c.is_alphanumeric()).any(|w| {
+            !w.is_empty() && self.result_columns.iter().any(|r| w.chars().flat_map(char::to_lowercase).eq(r.chars()))
+        }) || header.split('@').skip(1).any(|after| after.starts_with(|c: char| c.is_ascii_digit()))
+    }
+
     pub fn is_measurement(&self, header: &str, cell: &str) -> bool {
         let digits = cell.bytes().any(|b| b.is_ascii_digit());
         // A pass or fail mark counts under a result column: "| daydreams | … | ❌ see below |".
         if !digits && !cell.contains(PASS_FAIL_MARKS) {
             return false;
         }
-        // No allocation per cell: header words compared in place (lower-cased as they
-        // go, for a "Δ").
-        let result_column = header
-            .split(|c: char| !c.is_alphanumeric())
-            .any(|w| !w.is_empty() && self.result_columns.iter().any(|r| w.chars().flat_map(char::to_lowercase).eq(r.chars())))
-            // A metric at a cutoff: "R@10", "MRR@10", "Hit@5".
-            || header.split('@').skip(1).any(|after| after.starts_with(|c: char| c.is_ascii_digit()));
-        if result_column {
+        if self.is_result_column(header) {
             return true;
         }
         if !digits {
@@ -1455,9 +1488,14 @@ impl Cues {
                     // The gap is the verb's object: no preposition, no end of a clause.
                     let ends_clause = word.ends_with(['.', ',', ';', ':', '!', '?', ')']) || word.contains('|');
                     let preposition = PREPOSITIONS.iter().any(|p| p.eq_ignore_ascii_case(word));
-                    // "the design did not come from X" claims nothing (a denied claim).
-                    let negation = !last_words.is_empty() && self.negators.iter().any(|n| n.eq_ignore_ascii_case(word));
-                    if gap == MAX_GAP_WORDS || ends_clause || preposition || negation {
+                    // "the design did not come from X" claims nothing (a denied claim), and
+                    // "the routing panic came from X" names a fault, not a design.
+                    let bare = word.trim_matches(['*', '`', '_']);
+                    let not_a_design = !last_words.is_empty()
+                        && (self.is_negator(bare)
+                            || self.is_failure_word(bare)
+                            || self.design_gap_faults.iter().any(|w| w.eq_ignore_ascii_case(bare)));
+                    if gap == MAX_GAP_WORDS || ends_clause || preposition || not_a_design {
                         break;
                     }
                     last_word = word;
@@ -1626,6 +1664,7 @@ fn merged_vocabulary(extra: &[(String, String)]) -> Result<(RawCues, blake3::Has
             into.study_prepositions.extend(from.study_prepositions);
             into.design_nouns.extend(from.design_nouns);
             into.design_origin_verbs.extend(from.design_origin_verbs);
+            into.design_gap_faults.extend(from.design_gap_faults);
             into.acquire_verbs.extend(from.acquire_verbs);
             into.hearsay_nouns.extend(from.hearsay_nouns);
             into.state_verbs.extend(from.state_verbs);

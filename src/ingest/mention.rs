@@ -435,7 +435,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                         if hit.points_forward
                             && hit.class != CueClass::Testing
                             && hit.end <= c.start
-                            && !object_of_forward_phrase(text, line, hit.end, c) =>
+                            && !object_of_forward_phrase(text, line, hit.end, c, cues) =>
                     {
                         (None, false)
                     }
@@ -489,15 +489,6 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 cue = Some((CueClass::Using, format!("{verb} {}", &text[c.start..c.end])));
                 strong = true;
                 cue_at = c.start;
-            } else if !strong
-                && cue.as_ref().is_none_or(|(class, _)| *class == CueClass::Using)
-                && let Some(verb) = cues.state_after(text, c.end, s_end)
-            {
-                // "usearch stays as is", "scryer-prolog stays on 0.9.4": the project keeps
-                // it (a cue of another class in the sentence says more).
-                cue = Some((CueClass::Using, format!("{} {verb}", &text[c.start..c.end])));
-                strong = true;
-                cue_at = c.start;
             } else if !strong && let Some(words) = cues.acquired_then_studied(text, s_start, c.start, c.end, s_end) {
                 // "Cloned sst/opencode and read the session/prompt path end to end".
                 cue = Some((CueClass::Learning, words));
@@ -515,6 +506,18 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 cue = Some((CueClass::Learning, format!("{verb} {pronoun} ({pronoun}: {})", &text[c.start..c.end])));
                 strong = true;
                 cue_at = at;
+            }
+            if !strong
+                && cue.as_ref().is_none_or(|(class, _)| *class == CueClass::Using)
+                && !cue_hits.class_in(s_start, s_end, CueClass::Testing)
+                && !cue_hits.class_in(s_start, s_end, CueClass::Learning)
+                && let Some(verb) = cues.state_after(text, c.end, s_end)
+            {
+                // "usearch stays as is", "scryer-prolog stays on 0.9.4": the project keeps
+                // it (a cue of another class in the sentence says more).
+                cue = Some((CueClass::Using, format!("{} {verb}", &text[c.start..c.end])));
+                strong = true;
+                cue_at = c.start;
             }
             let testing_cue = matches!(cue, Some((CueClass::Testing, _))) && c.flag_cue.is_none();
             if let Some(flag) = feature_flag(text, line_start, c.start) {
@@ -1167,13 +1170,13 @@ fn leaves_its_clause(gap: &str) -> bool {
 
 /// Whether the mention `c` is the object of a phrase pointing forward that ends at
 /// `phrase_end` on its line: no other repo stands between them, or the text after the last
-/// one is a list's separator ("launched opencode (sst/opencode), gemini-cli and codex",
-/// "the opencode adapter and the codex adapter": at most [`MAX_LIST_GAP_WORDS`] words
-/// beside "and"/"or", outside parentheses), not an argument (`--repo`, `cwd=`, a path) or
-/// a clause of its own. Gaps longer than [`MAX_CAUSE_GAP`] are not read (and keep the
-/// object).
-fn object_of_forward_phrase(text: &str, line: &[Candidate], phrase_end: usize, c: &Candidate) -> bool {
-    if c.start - phrase_end > MAX_CAUSE_GAP {
+/// one only separates a list's items ("launched opencode (sst/opencode), gemini-cli and
+/// codex", "the opencode adapter and the codex adapter": commas, "and", "or", articles and
+/// `compounds` nouns, asides in parentheses), not an argument (`--repo`, `cwd=`, a path),
+/// a preposition ("in the dojo checkout") or another clause. Gaps longer than
+/// [`MAX_CAUSE_GAP`] are not read (and keep the object).
+fn object_of_forward_phrase(text: &str, line: &[Candidate], phrase_end: usize, c: &Candidate, cues: &Cues) -> bool {
+    if c.start.saturating_sub(phrase_end) > MAX_CAUSE_GAP {
         return true;
     }
     let last_other = line[line.partition_point(|o| o.start < phrase_end)..]
@@ -1182,14 +1185,11 @@ fn object_of_forward_phrase(text: &str, line: &[Candidate], phrase_end: usize, c
         .filter(|o| o.node != c.node)
         .map(|o| o.end)
         .max();
-    last_other.is_none_or(|end| list_separator(&text[end..c.start]))
+    last_other.is_none_or(|end| list_separator(&text[end..c.start], cues))
 }
 
-/// The most words (besides "and" and "or") a list's separator may hold: "adapter and the".
-const MAX_LIST_GAP_WORDS: usize = 3;
-
 /// Whether `gap` only separates the items of a list (see [`object_of_forward_phrase`]).
-fn list_separator(gap: &str) -> bool {
+fn list_separator(gap: &str, cues: &Cues) -> bool {
     let mut depth = 0usize;
     let mut outside = String::new();
     for ch in gap.chars() {
@@ -1202,13 +1202,13 @@ fn list_separator(gap: &str) -> bool {
             _ => {}
         }
     }
-    if outside.contains(['=', '/', '.', ';', ':', '\n']) || outside.split_whitespace().any(|w| w.starts_with('-')) {
-        return false;
-    }
-    let words = outside
-        .split(|ch: char| !(ch.is_alphanumeric() || ch == '-' || ch == '\''))
-        .filter(|w| !w.is_empty() && !w.eq_ignore_ascii_case("and") && !w.eq_ignore_ascii_case("or"));
-    words.count() <= MAX_LIST_GAP_WORDS
+    outside
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | '&' | '+' | '`' | '*'))
+        .filter(|w| !w.is_empty())
+        .all(|w| {
+            ["and", "or", "plus", "the", "a", "an"].iter().any(|s| s.eq_ignore_ascii_case(w))
+                || cues.compounds.iter().any(|(noun, _)| noun.eq_ignore_ascii_case(w))
+        })
 }
 
 /// How far back from a mention the start of its inline-list item is looked for, in bytes.
@@ -1585,10 +1585,17 @@ fn is_results_header(header: &[String], cues: &Cues) -> bool {
         && !header.iter().any(|c| cell_named(c, &cues.item_columns))
 }
 
+/// The longest header cell read as a column's name, in bytes.
+const MAX_HEADER_NAME: usize = 64;
+
 /// Whether a table cell (emphasis and code marks trimmed), or one of its alternatives split
 /// by '/', is one of `names` (lower-cased ASCII words), compared in place: it runs for
-/// every table-row mention.
+/// every table-row mention, on at most [`MAX_HEADER_NAME`] bytes.
 fn cell_named(cell: &str, names: &[String]) -> bool {
+    // A longer cell is prose, never a column's name (and is not split per mention).
+    if cell.len() > MAX_HEADER_NAME {
+        return false;
+    }
     // "| Repo / crate |" names both.
     cell.split('/').any(|part| {
         let part = part.trim().trim_matches(['*', '_', '`']);
@@ -3378,14 +3385,18 @@ mod tests {
         };
         assert_eq!(
             of("- The routing approach came from dojo's role templates", "dojo"),
-            (CueClass::Learning, true, "routing approach came from".into())
+            (CueClass::Learning, true, "approach came from".into())
         );
         assert_eq!(of("That layout came from cuti in Oct 2025 and hasn't changed.", "cuti").0, CueClass::Learning);
         let three = "memista is SDL + duckdb with no text search; the merge logic and weights come from turso";
         assert_eq!(of(three, "turso").0, CueClass::Learning, "no sweep of test subjects");
         // A cause, a denial, and a repo behind the first object are not.
         assert_ne!(of("The panic came from dojo's manifest", "dojo").0, CueClass::Learning);
+        assert_ne!(of("The routing panic came from dojo's manifest", "dojo").0, CueClass::Learning);
+        assert_ne!(of("The layout bug came from dojo's Scarb.toml", "dojo").0, CueClass::Learning);
         assert_ne!(of("The design did not come from dojo", "dojo").0, CueClass::Learning);
+        assert_ne!(of("The design didn\u{2019}t come from dojo", "dojo").0, CueClass::Learning);
+        assert_ne!(of("The layout came from cuti, not from dojo.", "dojo").0, CueClass::Learning);
         let second = "The layout comes from the dojo `SKILL.md` spec, and the earlier SDL credit was retracted.";
         assert_eq!(of(second, "dojo").0, CueClass::Learning);
         assert_ne!(of(second, "SDL").0, CueClass::Learning);
@@ -3411,6 +3422,10 @@ mod tests {
         assert_eq!(using("duckdb stays out of the release build", "duckdb"), None);
         assert_eq!(using("dojo stays the regression subject for scry routing", "dojo"), None);
         assert_eq!(using("the dojo checkout stays on disk", "dojo"), None);
+        assert_eq!(using("turso is still on the roadmap", "turso"), None);
+        assert_eq!(using("SDL is still the slowest of the C repos", "SDL"), None);
+        assert_eq!(using("Does turso stay on 0.4?", "turso"), None);
+        assert!(using("turso stays at v0.4 until the API settles", "turso").is_some());
     }
 
     /// A wiki link names a repo by itself, an ambiguous id too.
@@ -3930,6 +3945,8 @@ mod tests {
         assert_eq!(cue_of("- launched the codex adapter and the dagger one", "dagger").0, CueClass::Using);
         let prose = "- built with the codex crate, rows sit in SQLite, and the report writes into a dagger file";
         assert_eq!(cue_of(prose, "dagger").0, CueClass::Plain);
+        assert_ne!(cue_of("- `patina launch codex` in the dojo checkout", "dojo").0, CueClass::Using);
+        assert_ne!(cue_of("- launched codex \u{2014} the dagger stack is unrelated", "dagger").1, "launched");
         assert_eq!(cue_of("- launched codex with `--yolo` in the dojo checkout", "dojo").0, CueClass::Plain);
     }
 
