@@ -1363,9 +1363,6 @@ impl Cues {
         })
     }
 
-    /// Whether a table cell under `header` is a measurement of a run (see `result_columns`
-    /// in `rules/cues.toml`): a number in a result column, a number with a measurement
-    /// unit ("11.2s", "3 ms", "13%"), or a change ("0 → 2,118").
     /// Whether a table's header cell names a column of results (`result_columns`: "Time",
     /// "p50", "Δ"; or a metric at a cutoff, "MRR@10"). No allocation: header words are
     /// compared in place, lower-cased as they go.
@@ -1375,6 +1372,9 @@ impl Cues {
         }) || header.split('@').skip(1).any(|after| after.starts_with(|c: char| c.is_ascii_digit()))
     }
 
+    /// Whether a table cell under `header` is a measurement of a run (see `result_columns`
+    /// in `rules/cues.toml`): a number in a result column, a number with a measurement
+    /// unit ("11.2s", "3 ms", "13%"), or a change ("0 → 2,118").
     pub fn is_measurement(&self, header: &str, cell: &str) -> bool {
         let digits = cell.bytes().any(|b| b.is_ascii_digit());
         // A pass or fail mark counts under a result column: "| daydreams | … | ❌ see below |".
