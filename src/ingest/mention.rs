@@ -1501,7 +1501,7 @@ impl ResultsRow {
     /// [`MAX_ROW_NAME_CELL`] is prose, never a name (and never rescanned).
     fn verdict_ending(&self, text: &str, start: usize, end: usize, alone: bool) -> Option<String> {
         let (verdict_cell, word) = self.verdict.as_ref()?;
-        let column = self.starts.partition_point(|&s| s <= start).checked_sub(1)?;
+        let column = self.column_index(start)?;
         if column >= *verdict_cell {
             return None;
         }
@@ -1515,7 +1515,7 @@ impl ResultsRow {
     /// and at most [`MAX_WORDS_BESIDE_ROW_NAME`] more words beside it (none when `alone`),
     /// in a cell of at most [`MAX_ROW_NAME_CELL`] bytes (a longer one is prose).
     fn names_by_itself(&self, text: &str, start: usize, end: usize, alone: bool) -> bool {
-        let column = self.starts.partition_point(|&s| s <= start).checked_sub(1);
+        let column = self.column_index(start);
         let Some((column, cell_end)) =
             column.and_then(|column| Some((column, self.starts.get(column + 1)?.checked_sub(1)?)))
         else {
@@ -1529,9 +1529,14 @@ impl ResultsRow {
         beside <= if alone { 0 } else { MAX_WORDS_BESIDE_ROW_NAME }
     }
 
+    /// The index of the cell the byte `start` of this row is in.
+    fn column_index(&self, start: usize) -> Option<usize> {
+        self.starts.partition_point(|&s| s <= start).checked_sub(1)
+    }
+
     /// The header cell of the column the byte `start` of this row is in.
     fn column(&self, start: usize) -> Option<&str> {
-        let column = self.starts.partition_point(|&s| s <= start).checked_sub(1)?;
+        let column = self.column_index(start)?;
         self.header.get(column).map(String::as_str)
     }
 
@@ -1541,7 +1546,7 @@ impl ResultsRow {
         if !self.results {
             return None;
         }
-        let column = self.starts.partition_point(|&s| s <= start).checked_sub(1)?;
+        let column = self.column_index(start)?;
         let name = self.header.get(column)?;
         // Another cell than the mention's: O(1), however many mentions the row holds.
         let counted = self.measurements > usize::from(self.measured.get(column).copied().unwrap_or(false));
