@@ -205,7 +205,7 @@ const TEXT_RULES: [&str; 4] = ["testing-command", "testing-cues", "learning-cues
 
 /// Whether a strong unit of this evidence kind can start an edge of type `t` again after
 /// its ending: the kinds its text rule reads.
-fn restarts(t: u8, kind: u8) -> bool {
+pub(crate) fn restarts(t: u8, kind: u8) -> bool {
     match t {
         program::USES => kind == program::G_USING,
         program::LEARNS_FROM => matches!(kind, program::G_LEARNING | program::G_BORROWING),
@@ -247,11 +247,14 @@ fn validity(facts: &Facts, params: &Params, a: u32, t: u8, b: u32, fired: &[Firi
         .flatten()
         .any(|&g| facts.groups[g as usize].kind == program::G_IMPORT);
     let held = fired.iter().any(|f| !TEXT_RULES.contains(&f.rule.as_str()) && (f.rule != manifest || in_a_manifest));
-    // After an ending the edge starts again only on a strong cue ("re-added X", a pasted
-    // dependency line, "built on X"). Weak cues look back at what was ended, in as many
-    // sessions as there are recaps ("the turso backend" in a retro's table of removals,
-    // "the DuckDB integration cost us a week" a month on): an ending is decided evidence,
-    // and only evidence that decides by itself undoes it.
+    // After an ending the edge starts again only on a strong cue that says an act
+    // ("re-added X", a pasted dependency line, "built on X"). Weak cues look back at what
+    // was ended, in as many sessions as there are recaps ("the turso backend" in a retro's
+    // table of removals, "the DuckDB integration cost us a week" a month on): an ending is
+    // decided evidence, and only evidence that decides by itself undoes it. So do strong
+    // cues that only name the removed part ("The gemini-cli adapter spike was dropped the
+    // same day", "the `duckdb` crate is no longer in the tree", a crate table's row in a
+    // later audit): `Unit::act` leaves them out.
     let strong_sessions: Vec<&str> = facts
         .groups_by_pair
         .get(&(a, b))
@@ -259,7 +262,7 @@ fn validity(facts: &Facts, params: &Params, a: u32, t: u8, b: u32, fired: &[Firi
         .flatten()
         .map(|&g| &facts.groups[g as usize])
         .filter(|g| restarts(t, g.kind))
-        .flat_map(|g| g.units.iter().filter(|u| u.strong).map(|u| u.key.as_str()))
+        .flat_map(|g| g.units.iter().filter(|u| u.act).map(|u| u.key.as_str()))
         .collect();
     // The evidence after an ending that starts the edge again.
     let restart_after = |end: &(Option<String>, String)| -> Vec<&UnitRef> {

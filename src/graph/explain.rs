@@ -154,6 +154,26 @@ pub fn explain(
     }
     for &g in facts.groups_by_pair.get(&(a, b)).into_iter().flatten() {
         let group = &facts.groups[g as usize];
+        // An edge that ended: later strong cues that only name the removed part look back
+        // at it, and start nothing again (`Params::names_a_part`).
+        if let Some(until) = &out.ended
+            && super::derive::restarts(edge_code(edge_type), group.kind)
+        {
+            let later: Vec<&str> = group
+                .units
+                .iter()
+                .filter(|u| u.strong && !u.act && u.date.is_some_and(|d| d.to_string() > *until))
+                .map(|u| u.key.as_str())
+                .collect();
+            if !later.is_empty() {
+                out.unused_evidence.push(format!(
+                    "{} later session(s) name it only as a part (\"the X crate\", a crate column, a \
+                     Dependencies lead-in): a look back, which starts no ended edge again ({})",
+                    later.len(),
+                    later.join(", ")
+                ));
+            }
+        }
         if group.kind == program::G_PLAIN {
             out.unused_evidence.push(format!(
                 "{} plain mention(s) in {} session(s): a mention without a cue never makes an edge",

@@ -24,6 +24,10 @@ pub struct Unit {
     pub key: String,
     /// Whether any event of the unit carries a strong cue (always true outside mentions).
     pub strong: bool,
+    /// Whether any event of the unit carries a strong cue that says something was done
+    /// with the repo, not only a part's name ([`Params::names_a_part`]): what may start an
+    /// ended edge again (always true outside mentions).
+    pub act: bool,
     pub date: Option<jiff::civil::Date>,
     /// The events of this unit, by seq.
     pub seqs: Vec<u64>,
@@ -205,6 +209,7 @@ struct Record {
     key: u32,
     seq: u64,
     strong: bool,
+    act: bool,
     date: Option<jiff::civil::Date>,
 }
 
@@ -313,7 +318,7 @@ impl Builder {
         strong: bool,
         seq: u64,
     ) {
-        self.records.push(Record { kind, from, to, key, seq, strong, date });
+        self.records.push(Record { kind, from, to, key, seq, strong, act: strong, date });
     }
 
     fn add(&mut self, seq: u64, ts_ms: i64, evidence: EvidenceRef<'_>, params: &Params) {
@@ -337,6 +342,9 @@ impl Builder {
                 let strong = strong_cue || kind == program::G_COMMAND;
                 let key = self.key(session_id);
                 self.unit(kind, p, r, key, date, strong, seq);
+                if strong && params.names_a_part(cue) {
+                    self.records.last_mut().expect("just pushed").act = false;
+                }
                 if kind == program::G_LEARNING && strong_cue && params.is_borrowing(cue) {
                     self.unit(program::G_BORROWING, p, r, key, date, true, seq);
                 }
@@ -416,6 +424,7 @@ impl Builder {
             let unit = Unit {
                 key: keys[text_of[first.key as usize] as usize].clone(),
                 strong: same.iter().any(|r| r.strong),
+                act: same.iter().any(|r| r.act),
                 date: same.iter().filter_map(|r| r.date).max(),
                 seqs: same.iter().map(|r| r.seq).collect(),
             };
@@ -452,7 +461,7 @@ impl Builder {
                 kind: program::G_LINK,
                 from: a,
                 to: b,
-                units: vec![Unit { key: format!("link #{seq}"), strong: true, date: None, seqs: vec![seq] }],
+                units: vec![Unit { key: format!("link #{seq}"), strong: true, act: true, date: None, seqs: vec![seq] }],
                 link_weight: weight,
                 link_type: Some(edge_type(t)),
             });
@@ -474,12 +483,14 @@ impl Builder {
                     Unit {
                         key: nodes[a as usize].id.clone(),
                         strong: true,
+                        act: true,
                         date: None,
                         seqs: vec![node_seqs[a as usize]],
                     },
                     Unit {
                         key: nodes[b as usize].id.clone(),
                         strong: true,
+                        act: true,
                         date: None,
                         seqs: vec![node_seqs[b as usize]],
                     },

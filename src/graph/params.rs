@@ -71,6 +71,10 @@ pub struct Params {
     /// Lower-cased words that make a removal's object a credit (`[ending] credit_words`): an
     /// ending cue naming one ("removed … credit") withdraws a claim.
     pub credit_words: Vec<String>,
+    /// Lower-cased nouns of a part or role of the repo in the project
+    /// ([`ClaimVocabulary::part_nouns`]): a strong cue of one names what an ending ended
+    /// as often as it says the repo is back, and so starts no ended edge again.
+    pub part_nouns: Vec<String>,
     /// A domain on more nodes than this is broad: the domain rules ignore it.
     pub max_domain_members: usize,
     /// A hash of the parameters and rule program version (part of the graph's stamp).
@@ -78,7 +82,7 @@ pub struct Params {
 }
 
 /// Bump when the rule program changes meaning, so stored graphs are re-derived.
-const PROGRAM_VERSION: &str = "rules-v6";
+const PROGRAM_VERSION: &str = "rules-v7";
 
 impl Params {
     /// The built-in parameters.
@@ -106,7 +110,7 @@ impl Params {
         hasher.update(GRAPH_TOML.as_bytes());
         // A retraction withdraws the claim before it: a contradiction, listed once, in the
         // cue vocabulary.
-        let ClaimVocabulary { retractions, mut denied_claims, taking_verbs, credit_words } = claims;
+        let ClaimVocabulary { retractions, mut denied_claims, taking_verbs, credit_words, part_nouns } = claims;
         denied_claims.extend(taking_verbs);
         for r in retractions.iter().chain(&denied_claims) {
             hasher.update(r.as_bytes());
@@ -114,6 +118,11 @@ impl Params {
         }
         hasher.update(b"credit words\n");
         for r in &credit_words {
+            hasher.update(r.as_bytes());
+            hasher.update(b"\n");
+        }
+        hasher.update(b"part nouns\n");
+        for r in &part_nouns {
             hasher.update(r.as_bytes());
             hasher.update(b"\n");
         }
@@ -130,6 +139,7 @@ impl Params {
                 .collect(),
             denied_claims,
             credit_words,
+            part_nouns,
             max_domain_members: file.domains.max_members.max(2),
             fingerprint: *hasher.finalize().as_bytes(),
         }
@@ -143,6 +153,23 @@ impl Params {
         self.contradiction_cues.contains(&cue)
             || self.denied_claims.iter().any(|claim| cue.strip_suffix(claim.as_str()).is_some_and(|n| n.ends_with(' ')))
             || cue.rsplit_once(" \u{2026} ").is_some_and(|(_, object)| self.credit_words.iter().any(|w| w == object))
+    }
+
+    /// Whether a cue only names the repo's part or role in the project: a compound noun
+    /// ("the duckdb crate", "the gemini-cli adapter", "Dagger-based"), a table column of
+    /// the project's crates or options (`crate (column "crate", line 38)`), or a lead-in
+    /// that is such a noun (`Dependencies (lead-in "Dependencies", line 30)`). Such cues
+    /// are what a look back at a removal says ("the gemini-cli adapter spike was dropped
+    /// the same day", "the `duckdb` crate is no longer in the tree"), so they start no
+    /// ended edge again; an act does ("re-added", "cargo add", "built on", a manifest line).
+    pub fn names_a_part(&self, cue: &str) -> bool {
+        if cue.contains(" (column \"") {
+            return true;
+        }
+        let words =
+            [" (lead-in \"", " (inline lead-in \""].iter().find_map(|m| cue.split_once(m)).map_or(cue, |(w, _)| w);
+        let words = words.trim().trim_start_matches('-').to_lowercase();
+        self.part_nouns.contains(&words)
     }
 
     /// Whether a strong learning cue says a pattern was taken from the repo: one of
@@ -196,6 +223,35 @@ mod tests {
         std::fs::write(home.path().join("rules/cues.toml"), "[learning\n").unwrap();
         let err = super::Params::for_home(&crate::home::PatinaHome::at(home.path())).unwrap_err().to_string();
         assert!(err.contains("cues.toml") && err.starts_with("loading the cue vocabulary"), "{err}");
+    }
+
+    /// A cue that only names the repo's part or role (a compound noun, a crate or option
+    /// column, a lead-in that is such a noun) is told from one that says an act.
+    #[test]
+    fn a_part_named_is_told_from_an_act() {
+        let params = super::Params::builtin();
+        for part in [
+            "crate",
+            "Adapter",
+            "-backed",
+            "crate (column \"crate\", line 38)",
+            "Store (column \"Store\", line 55)",
+            "repo / crate (column \"repo / crate\", line 47)",
+            "Dependencies (lead-in \"Dependencies\", line 30)",
+        ] {
+            assert!(params.names_a_part(part), "{part}");
+        }
+        for act in [
+            "built on",
+            "depends on",
+            "dependency line `loro = \"1.5\"`",
+            "cargo add",
+            "vendored",
+            "built on (lead-in \"Built on\", line 3)",
+            "exemplar \"Patina launches REPO as its LLM adapter\" (0.71)",
+        ] {
+            assert!(!params.names_a_part(act), "{act}");
+        }
     }
 
     /// A contradiction cue only ever meets an ending mention's cue: each must be an ending

@@ -1748,6 +1748,11 @@ pub struct ClaimVocabulary {
     pub taking_verbs: Vec<String>,
     /// Words that make a removal's object a credit: such an ending withdraws a claim.
     pub credit_words: Vec<String>,
+    /// Nouns that name a part or role of the repo in the project (every class's
+    /// `compounds` and `strong_compounds`, the one-word `[lead_in] using` labels, the
+    /// `option_columns` and `dependency_columns`): a cue of one of them says what the
+    /// repo is to the project, not that something was done with it.
+    pub part_nouns: Vec<String>,
 }
 
 impl ClaimVocabulary {
@@ -1765,11 +1770,22 @@ impl ClaimVocabulary {
         let mut retractions = merged.ending.retractions;
         retractions.extend(merged.ending.short_retractions);
         retractions.extend(merged.ending.row_retractions);
+        let part_nouns = clean(
+            [&merged.testing, &merged.learning, &merged.using]
+                .into_iter()
+                .flat_map(|class| class.compounds.iter().chain(&class.strong_compounds))
+                .chain(merged.lead_in.using.iter().filter(|w| !w.trim().contains(' ')))
+                .chain(&merged.lead_in.option_columns)
+                .chain(&merged.lead_in.dependency_columns)
+                .map(|w| w.trim().trim_start_matches('-').to_string())
+                .collect(),
+        );
         Ok(ClaimVocabulary {
             retractions: clean(retractions),
             denied_claims: clean(merged.ending.denied_claims),
             taking_verbs: clean(merged.learning.gapped_verbs),
             credit_words: clean(merged.ending.credit_words),
+            part_nouns,
         })
     }
 

@@ -545,7 +545,13 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 let rest = after.map_or("", |at| &rest[at + compound.1.len()..]);
                 // An ambiguous name is not made a repo by it ("The Codex adapter" is the product's).
                 strong = cues.is_strong_compound(&compound.1, rest) && !other_class && (!c.ambiguous || c.repo_context);
-                cue = Some(compound);
+                // "feat(adapters/gemini): gemini-cli adapter": the commit added the part it
+                // names, an act, where the noun alone may look back at a removed part.
+                let (class, noun) = compound;
+                cue = Some(match in_a_feat_commit(text, line_start, c.start) {
+                    true => (class, format!("{noun}{FEAT_COMMIT}")),
+                    false => (class, noun),
+                });
                 bound = true;
                 cue_at = c.start;
             } else if !strong && let Some(line) = dependency_line {
@@ -931,12 +937,32 @@ fn subjects_own_compounds(mentions: &mut [FoundMention], cues: &Cues) {
     let tested: HashSet<usize> =
         mentions.iter().filter(|m| m.cue_class == CueClass::Testing && !m.voided).map(|m| m.node).collect();
     for m in mentions.iter_mut() {
-        if m.cue_class == CueClass::Using && m.bound && tested.contains(&m.node) && cues.is_subject_compound(&m.cue) {
+        let noun = m.cue.strip_suffix(FEAT_COMMIT).unwrap_or(&m.cue);
+        if m.cue_class == CueClass::Using && m.bound && tested.contains(&m.node) && cues.is_subject_compound(noun) {
             m.cue = format!("{} (of a repo this file tests on)", m.cue);
             m.cue_class = CueClass::Plain;
             m.strong_cue = false;
         }
     }
+}
+
+/// What a compound noun's cue says after the noun when a feature commit names it.
+const FEAT_COMMIT: &str = " (in a feat commit)";
+
+/// Whether a conventional commit of a feature ("feat: …", "feat(adapters)!: …") opens
+/// before `start` on its line, within [`MAX_COMMAND`] bytes: a part it names was added.
+fn in_a_feat_commit(text: &str, line_start: usize, start: usize) -> bool {
+    let from = text.floor_char_boundary(start.saturating_sub(MAX_COMMAND).max(line_start));
+    let before = &text[from..start];
+    before.match_indices("feat").any(|(at, _)| {
+        let word_start = at == 0 || !before.as_bytes()[at - 1].is_ascii_alphanumeric();
+        let rest = &before[at + "feat".len()..];
+        let rest = match rest.strip_prefix('(') {
+            Some(scope) => scope.find(')').map_or("", |close| &scope[close + 1..]),
+            None => rest,
+        };
+        word_start && rest.strip_prefix('!').unwrap_or(rest).starts_with(": ")
+    })
 }
 
 /// The mark in a markdown task item's box: `' '` for "- [ ] …", `'x'` for "* [x] …" (also
@@ -2611,6 +2637,30 @@ mod tests {
     fn cue_of(text: &str, repo: &str) -> (CueClass, String) {
         let (_, class, cue) = check(text).into_iter().find(|(id, ..)| id == repo).expect(repo);
         (class, cue)
+    }
+
+    /// A compound in a feature commit's subject names a part the commit added: its cue
+    /// says so (an act, which may start an ended edge again; the noun alone does not).
+    #[test]
+    fn a_compound_in_a_feat_commit_says_so() {
+        for text in [
+            "Commit: `b7c2d10 feat: duckdb adapter (v2, conformance-tested)`",
+            "- `feat(adapters/duckdb): duckdb adapter`",
+            "$ git commit -m \"feat(store)!: duckdb backend behind a flag\"",
+        ] {
+            let (class, cue) = cue_of(text, "duckdb");
+            assert_eq!(class, CueClass::Using, "{text}");
+            assert!(cue.ends_with(" (in a feat commit)"), "{text}: {cue}");
+        }
+        for text in
+            ["Commit: `fix: duckdb adapter leaks a handle`", "- the defeat: duckdb adapter", "feature: duckdb adapter"]
+        {
+            assert!(!cue_of(text, "duckdb").1.contains("feat commit"), "{text}");
+        }
+        // A multi-byte text before the commit, and a commit far before the mention.
+        assert!(cue_of("é — feat: the duckdb crate", "duckdb").1.ends_with("(in a feat commit)"));
+        let far = format!("feat: {} the duckdb crate", "x".repeat(600));
+        assert_eq!(cue_of(&far, "duckdb").1, "crate");
     }
 
     #[test]
