@@ -248,7 +248,7 @@ fn validity(facts: &Facts, params: &Params, a: u32, t: u8, b: u32, fired: &[Firi
         .any(|&g| facts.groups[g as usize].kind == program::G_IMPORT);
     let held = fired.iter().any(|f| !TEXT_RULES.contains(&f.rule.as_str()) && (f.rule != manifest || in_a_manifest));
     // After an ending the edge starts again only on a strong cue that says an act
-    // ("re-added X", a pasted dependency line, "built on X"). Weak cues look back at what
+    // (`cargo add X`, a pasted dependency line, "built on X again"). Weak cues look back at what
     // was ended, in as many sessions as there are recaps ("the turso backend" in a retro's
     // table of removals, "the DuckDB integration cost us a week" a month on): an ending is
     // decided evidence, and only evidence that decides by itself undoes it. So do strong

@@ -156,13 +156,18 @@ pub fn explain(
         let group = &facts.groups[g as usize];
         // An edge that ended: later strong cues that only name the removed part look back
         // at it, and start nothing again (`Params::names_a_part`).
-        if let Some(until) = &out.ended
+        // The end is the first ending of that day (endings are in (date, session) order).
+        let end = out.ended.as_ref().and_then(|until| {
+            let ending = edge.as_ref()?.endings.iter().find(|u| u.date.as_ref() == Some(until))?;
+            Some((until.clone(), ending.key.clone()))
+        });
+        if let Some(end) = &end
             && super::derive::restarts(edge_code(edge_type), group.kind)
         {
             let later: Vec<&str> = group
                 .units
                 .iter()
-                .filter(|u| u.strong && !u.act && u.date.is_some_and(|d| d.to_string() > *until))
+                .filter(|u| u.strong && !u.act && u.date.is_some_and(|d| (d.to_string(), u.key.clone()) > *end))
                 .map(|u| u.key.as_str())
                 .collect();
             if !later.is_empty() {

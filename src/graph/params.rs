@@ -156,20 +156,25 @@ impl Params {
     }
 
     /// Whether a cue only names the repo's part or role in the project: a compound noun
-    /// ("the duckdb crate", "the gemini-cli adapter", "Dagger-based"), a table column of
-    /// the project's crates or options (`crate (column "crate", line 38)`), or a lead-in
-    /// that is such a noun (`Dependencies (lead-in "Dependencies", line 30)`). Such cues
-    /// are what a look back at a removal says ("the gemini-cli adapter spike was dropped
-    /// the same day", "the `duckdb` crate is no longer in the tree"), so they start no
-    /// ended edge again; an act does ("re-added", "cargo add", "built on", a manifest line).
+    /// ("the duckdb crate", "the gemini-cli adapter", "Dagger-based"), an owner before it
+    /// ("our", "Patina's"), a table column (`crate (column "crate", line 38)`), or a
+    /// lead-in that is such a noun (`Dependencies (lead-in "Dependencies", line 30)`).
+    /// Such cues are what a look back at a removal says ("the gemini-cli adapter spike was
+    /// dropped the same day", "the `duckdb` crate is no longer in the tree"), so they start
+    /// no ended edge again; an act does (`cargo add`, a dependency line, "built on X
+    /// again", a strong compound in a feature commit's subject). Known limit: a lead-in
+    /// whose own words are an act ("Added dependencies:") is read by its noun.
     pub fn names_a_part(&self, cue: &str) -> bool {
         if cue.contains(" (column \"") {
             return true;
         }
         let words =
             [" (lead-in \"", " (inline lead-in \""].iter().find_map(|m| cue.split_once(m)).map_or(cue, |(w, _)| w);
-        let words = words.trim().trim_start_matches('-').to_lowercase();
-        self.part_nouns.contains(&words)
+        let words = words.trim().trim_start_matches('-').to_lowercase().replace('\u{2019}', "'");
+        // An owner possessive ("our DuckDB crate", "Patina's Dagger") is one word; a study
+        // of the repo's own code ("read scryer-prolog's") is more.
+        let owner = !words.contains(' ') && words.ends_with("'s");
+        owner || self.part_nouns.contains(&words)
     }
 
     /// Whether a strong learning cue says a pattern was taken from the repo: one of
@@ -238,6 +243,8 @@ mod tests {
             "Store (column \"Store\", line 55)",
             "repo / crate (column \"repo / crate\", line 47)",
             "Dependencies (lead-in \"Dependencies\", line 30)",
+            "our",
+            "Patina\u{2019}s",
         ] {
             assert!(params.names_a_part(part), "{part}");
         }
@@ -249,6 +256,8 @@ mod tests {
             "vendored",
             "built on (lead-in \"Built on\", line 3)",
             "exemplar \"Patina launches REPO as its LLM adapter\" (0.71)",
+            "read scryer-prolog's",
+            "adapter (in a feat commit)",
         ] {
             assert!(!params.names_a_part(act), "{act}");
         }

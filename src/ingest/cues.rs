@@ -1750,8 +1750,9 @@ pub struct ClaimVocabulary {
     pub credit_words: Vec<String>,
     /// Nouns that name a part or role of the repo in the project (every class's
     /// `compounds` and `strong_compounds`, the one-word `[lead_in] using` labels, the
-    /// `option_columns` and `dependency_columns`): a cue of one of them says what the
-    /// repo is to the project, not that something was done with it.
+    /// `option_columns` and `dependency_columns`), and the owner words before one ("our"):
+    /// a cue of one of them says what the repo is to the project, not that something was
+    /// done with it.
     pub part_nouns: Vec<String>,
 }
 
@@ -1777,6 +1778,7 @@ impl ClaimVocabulary {
                 .chain(merged.lead_in.using.iter().filter(|w| !w.trim().contains(' ')))
                 .chain(&merged.lead_in.option_columns)
                 .chain(&merged.lead_in.dependency_columns)
+                .chain(merged.using.owners.iter().filter(|w| !w.contains("{project}")))
                 .map(|w| w.trim().trim_start_matches('-').to_string())
                 .collect(),
         );

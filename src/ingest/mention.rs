@@ -949,19 +949,24 @@ fn subjects_own_compounds(mentions: &mut [FoundMention], cues: &Cues) {
 /// What a compound noun's cue says after the noun when a feature commit names it.
 const FEAT_COMMIT: &str = " (in a feat commit)";
 
-/// Whether a conventional commit of a feature ("feat: …", "feat(adapters)!: …") opens
-/// before `start` on its line, within [`MAX_COMMAND`] bytes: a part it names was added.
+/// Whether the mention starting at `start` stands in the subject of a conventional commit
+/// of a feature ("feat: …", "feat(adapters)!: …"), within [`MAX_COMMAND`] bytes of its
+/// line: a part it names was added. Not in a revert of one (`Revert "feat: …"`), and not
+/// past the subject's end: no '`' or '"' between the type and the mention ("after `feat:
+/// usearch index` landed, the vectorlite crate …" adds no vectorlite).
 fn in_a_feat_commit(text: &str, line_start: usize, start: usize) -> bool {
     let from = text.floor_char_boundary(start.saturating_sub(MAX_COMMAND).max(line_start));
     let before = &text[from..start];
     before.match_indices("feat").any(|(at, _)| {
         let word_start = at == 0 || !before.as_bytes()[at - 1].is_ascii_alphanumeric();
+        let reverted = before[..at].to_ascii_lowercase().contains("revert");
         let rest = &before[at + "feat".len()..];
         let rest = match rest.strip_prefix('(') {
             Some(scope) => scope.find(')').map_or("", |close| &scope[close + 1..]),
             None => rest,
         };
-        word_start && rest.strip_prefix('!').unwrap_or(rest).starts_with(": ")
+        let subject = rest.strip_prefix('!').unwrap_or(rest).strip_prefix(": ");
+        word_start && !reverted && subject.is_some_and(|s| !s.contains(['`', '"']))
     })
 }
 
@@ -2652,9 +2657,13 @@ mod tests {
             assert_eq!(class, CueClass::Using, "{text}");
             assert!(cue.ends_with(" (in a feat commit)"), "{text}: {cue}");
         }
-        for text in
-            ["Commit: `fix: duckdb adapter leaks a handle`", "- the defeat: duckdb adapter", "feature: duckdb adapter"]
-        {
+        for text in [
+            "Commit: `fix: duckdb adapter leaks a handle`",
+            "- the defeat: duckdb adapter",
+            "feature: duckdb adapter",
+            "$ git commit -m 'Revert \"feat(adapters): duckdb adapter\"'",
+            "After `feat: usearch index` landed, the duckdb crate stayed.",
+        ] {
             assert!(!cue_of(text, "duckdb").1.contains("feat commit"), "{text}");
         }
         // A multi-byte text before the commit, and a commit far before the mention.
