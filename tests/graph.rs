@@ -987,6 +987,7 @@ fn a_look_back_after_an_ending_does_not_restart_it_and_a_denied_claim_ends_learn
     let out = home.cmd(&["mother", "explain", "atlas", "USES", "vectorlite"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("name it only as a part") && text.contains("20260225-100000"), "{text}");
+    assert!(!text.contains("closest rules"), "an ended edge's rules fired: {text}");
     let re_add = session("20260226-100000", "- Put vectorlite back: the index is built on vectorlite again.\n");
     std::fs::write(dir.join("i.md"), re_add).unwrap();
     home.ok(&["mother", "ingest", dir.to_str().unwrap(), "--project", "atlas"]);

@@ -149,7 +149,9 @@ pub fn explain(
             }
         }
     }
-    if !exists {
+    // An edge that ended is explained by its ending, not by rules that came close: its
+    // rules fired.
+    if !exists && out.ended.is_none() {
         out.near_misses = near_misses(&facts, params, a, b, edge_type);
     }
     for &g in facts.groups_by_pair.get(&(a, b)).into_iter().flatten() {
