@@ -154,24 +154,21 @@ pub fn explain(
     if !exists && out.ended.is_none() {
         out.near_misses = near_misses(&facts, params, a, b, edge_type);
     }
+    // An edge that ended: later strong cues that only name the removed part look back at
+    // it, and start nothing again (`Params::names_a_part`). Its end is the first ending of
+    // that day (endings are in (date, session) order).
+    let end = out.ended.as_deref().and_then(|until| {
+        let ending = edge.as_ref()?.endings.iter().find(|u| u.date.as_deref() == Some(until))?;
+        Some((until, ending.key.as_str()))
+    });
     for &g in facts.groups_by_pair.get(&(a, b)).into_iter().flatten() {
         let group = &facts.groups[g as usize];
-        // An edge that ended: later strong cues that only name the removed part look back
-        // at it, and start nothing again (`Params::names_a_part`).
-        // The end is the first ending of that day (endings are in (date, session) order).
-        let end = out.ended.as_ref().and_then(|until| {
-            let ending = edge.as_ref()?.endings.iter().find(|u| u.date.as_ref() == Some(until))?;
-            Some((until.clone(), ending.key.clone()))
-        });
-        if let Some(end) = &end
+        if let Some(end) = end
             && super::derive::restarts(edge_code(edge_type), group.kind)
         {
-            let later: Vec<&str> = group
-                .units
-                .iter()
-                .filter(|u| u.strong && !u.act && u.date.is_some_and(|d| (d.to_string(), u.key.clone()) > *end))
-                .map(|u| u.key.as_str())
-                .collect();
+            let after_end = |u: &facts::Unit| u.date.is_some_and(|d| (d.to_string().as_str(), u.key.as_str()) > end);
+            let later: Vec<&str> =
+                group.units.iter().filter(|u| u.strong && !u.act && after_end(u)).map(|u| u.key.as_str()).collect();
             if !later.is_empty() {
                 out.unused_evidence.push(format!(
                     "{} later session(s) name it only as a part (\"the X crate\", a crate column, a \

@@ -170,11 +170,12 @@ impl Params {
         }
         let words =
             [" (lead-in \"", " (inline lead-in \""].iter().find_map(|m| cue.split_once(m)).map_or(cue, |(w, _)| w);
-        let words = words.trim().trim_start_matches('-').to_lowercase().replace('\u{2019}', "'");
+        let words = words.trim().trim_start_matches('-');
         // An owner possessive ("our DuckDB crate", "Patina's Dagger") is one word; a study
-        // of the repo's own code ("read scryer-prolog's") is more.
-        let owner = !words.contains(' ') && words.ends_with("'s");
-        owner || self.part_nouns.contains(&words)
+        // of the repo's own code ("read scryer-prolog's") is more. Read for every strong
+        // mention of a derivation: no allocation.
+        let owner = !words.contains(' ') && (words.ends_with("'s") || words.ends_with("\u{2019}s"));
+        owner || self.part_nouns.iter().any(|noun| noun.eq_ignore_ascii_case(words))
     }
 
     /// Whether a strong learning cue says a pattern was taken from the repo: one of

@@ -959,7 +959,7 @@ fn in_a_feat_commit(text: &str, line_start: usize, start: usize) -> bool {
     let before = &text[from..start];
     before.match_indices("feat").any(|(at, _)| {
         let word_start = at == 0 || !before.as_bytes()[at - 1].is_ascii_alphanumeric();
-        let reverted = before[..at].to_ascii_lowercase().contains("revert");
+        let reverted = before.as_bytes()[..at].windows(6).any(|w| w.eq_ignore_ascii_case(b"revert"));
         let rest = &before[at + "feat".len()..];
         let rest = match rest.strip_prefix('(') {
             Some(scope) => scope.find(')').map_or("", |close| &scope[close + 1..]),
