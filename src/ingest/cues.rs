@@ -209,6 +209,14 @@ struct RawNegation {
     item_skips: Vec<String>,
     #[serde(default)]
     explicit_skips: Vec<String>,
+    #[serde(default)]
+    denied_acts: Vec<String>,
+    #[serde(default)]
+    denial_subjects: Vec<String>,
+    #[serde(default)]
+    denial_adverbs: Vec<String>,
+    #[serde(default)]
+    denial_objects: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -301,6 +309,8 @@ pub struct Cues {
     item_skips: Vec<String>,
     /// Stems of those that say so wherever the repo stands (`explicit_skips`).
     explicit_skips: Vec<String>,
+    /// A later clause that says the act never happened (`[negation] denied_acts`, …).
+    act_denial: ActDenial,
     /// Lower-cased commands that add a dependency (`[using] add_commands`), each ending
     /// in one space: "cargo add ".
     pub add_commands: Vec<String>,
@@ -435,6 +445,61 @@ const MAX_QUERY_BYTES: usize = 160;
 const NEGATION_REACH: usize = 2;
 /// How far back from a cue phrase a negation is looked for, in bytes.
 const MAX_NEGATION_BYTES: usize = 64;
+
+/// The words of a clause that denies an act (`[negation] denied_acts` and its companions),
+/// lower-cased.
+#[derive(Debug, Clone, Default)]
+struct ActDenial {
+    acts: Vec<String>,
+    subjects: Vec<String>,
+    adverbs: Vec<String>,
+    objects: Vec<String>,
+}
+
+impl ActDenial {
+    /// The most subject and auxiliary words before "never" ("patina has", "it was").
+    const MAX_SUBJECT_WORDS: usize = 3;
+
+    /// "never added", "never actually used" at the start of `clause` (past at most
+    /// [`Self::MAX_SUBJECT_WORDS`] subject words), when the clause ends after the act or
+    /// goes on with one of `objects`.
+    fn at_clause_start<'t>(&self, clause: &'t str) -> Option<&'t str> {
+        let is = |list: &[String], w: &str| list.iter().any(|l| l.eq_ignore_ascii_case(w));
+        let word_end = |t: &str| t.find(|c: char| !(c.is_alphanumeric() || c == '/' || c == '-')).unwrap_or(t.len());
+        let mut rest = clause;
+        let mut never = None;
+        for _ in 0..=Self::MAX_SUBJECT_WORDS {
+            rest = rest.trim_start();
+            let word = &rest[..word_end(rest)];
+            if word.eq_ignore_ascii_case("never") {
+                never = Some(clause.len() - rest.len());
+                rest = &rest[word.len()..];
+                break;
+            }
+            if word.is_empty() || !is(&self.subjects, word) {
+                return None;
+            }
+            rest = &rest[word.len()..];
+        }
+        let from = never?;
+        rest = rest.trim_start();
+        let mut word = &rest[..word_end(rest)];
+        if is(&self.adverbs, word) {
+            rest = rest[word.len()..].trim_start();
+            word = &rest[..word_end(rest)];
+        }
+        if word.is_empty() || !is(&self.acts, word) {
+            return None;
+        }
+        let to = clause.len() - rest.len() + word.len();
+        let after = rest[word.len()..].trim_start();
+        let next = &after[..word_end(after)];
+        // The clause ends ("never added, dojo covers it", "never added.") or goes on with
+        // an object word; not with another thing ("never read its source").
+        let ends = next.is_empty() && !after.starts_with(['`', '[', '(', '"', '*', '_']);
+        (ends || is(&self.objects, next)).then(|| &clause[from..to])
+    }
+}
 
 /// One cue found in a text: byte span and class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -656,6 +721,12 @@ impl Cues {
             failure_words: lower(merged.negation.failure_words),
             item_skips: lower(merged.negation.item_skips),
             explicit_skips: lower(merged.negation.explicit_skips),
+            act_denial: ActDenial {
+                acts: lower(merged.negation.denied_acts),
+                subjects: lower(merged.negation.denial_subjects),
+                adverbs: lower(merged.negation.denial_adverbs),
+                objects: lower(merged.negation.denial_objects),
+            },
             add_commands: lower(merged.using.add_commands.clone())
                 .into_iter()
                 .map(|c: String| format!("{} ", c.trim()))
@@ -1298,6 +1369,18 @@ impl Cues {
         (!word.is_empty() && listed(&self.item_skips, word) && !listed(&self.failure_words, next)).then_some(word)
     }
 
+    /// A later clause of a sentence that says the act never happened, within `rest` (the
+    /// sentence after a mention): "; never added", "; patina has never used it for
+    /// anything" (`[negation] denied_acts`). The phrase from "never" to the act, if any.
+    pub fn act_denied<'t>(&self, rest: &'t str) -> Option<&'t str> {
+        let starts = rest
+            .char_indices()
+            .filter(|&(_, c)| matches!(c, ';' | ',' | ':' | '\u{2014}' | '\u{2013}'))
+            .map(|(i, c)| i + c.len_utf8())
+            .chain(rest.match_indices(" - ").map(|(i, _)| i + 3));
+        starts.filter_map(|at| self.act_denial.at_clause_start(&rest[at..])).next()
+    }
+
     /// Whether a skip word says so whatever stands before the repo ("Rust fixture (loro):
     /// skipped this month", `[negation] explicit_skips`): "skip", "skipped", "skipping";
     /// not "not", "no", "never".
@@ -1707,6 +1790,10 @@ fn merged_vocabulary(extra: &[(String, String)]) -> Result<(RawCues, blake3::Has
         merged.negation.failure_words.extend(raw.negation.failure_words);
         merged.negation.item_skips.extend(raw.negation.item_skips);
         merged.negation.explicit_skips.extend(raw.negation.explicit_skips);
+        merged.negation.denied_acts.extend(raw.negation.denied_acts);
+        merged.negation.denial_subjects.extend(raw.negation.denial_subjects);
+        merged.negation.denial_adverbs.extend(raw.negation.denial_adverbs);
+        merged.negation.denial_objects.extend(raw.negation.denial_objects);
         merged.context.repo_words.extend(raw.context.repo_words);
         merged.context.query_words.extend(raw.context.query_words);
         merged.context.repo_path_segments.extend(raw.context.repo_path_segments);

@@ -819,6 +819,13 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                         let i = hedges.partition_point(|h| h.0 < from);
                         hedges.get(i).filter(|h| short && h.1 <= next_to).map(said)
                     })
+                    .or_else(|| {
+                        // A later clause says the act never happened: "starknet-foundry was
+                        // proposed as a second fixture last year; never added".
+                        (!matches!(cue, Some((CueClass::Ending, _))))
+                            .then(|| cues.act_denied(&text[c.end..s_end.max(c.end)]))?
+                            .map(|phrase| format!("denied by \"{phrase}\""))
+                    })
                     .or_else(|| inherited.then(|| hedges.iter().find(|h| h.2 == Void::Rejection).map(said))?)
                     .or_else(|| {
                         let (from, _) = clause_bounds(&clauses, s_start, s_end, c.start);
@@ -2642,6 +2649,44 @@ mod tests {
     fn cue_of(text: &str, repo: &str) -> (CueClass, String) {
         let (_, class, cue) = check(text).into_iter().find(|(id, ..)| id == repo).expect(repo);
         (class, cue)
+    }
+
+    /// A later clause of the sentence that says the act never happened denies the cue
+    /// before it; a "never" about another thing, or another act, denies nothing.
+    #[test]
+    fn an_act_denied_later_in_the_sentence_voids_the_cue() {
+        for (text, repo, denial) in [
+            (
+                "dojo was proposed as a second Cairo fixture last spring; never added, SDL covers that mix.",
+                "dojo",
+                "never added",
+            ),
+            (
+                "The registry lists memista as a fixture for vector stores; patina has never used it for anything.",
+                "memista",
+                "never used",
+            ),
+            (
+                "Benchmarked the scanner on duckdb - it was never actually run, the table is copied.",
+                "duckdb",
+                "never actually run",
+            ),
+        ] {
+            let (class, why) = cue_of(text, repo);
+            assert_eq!(class, CueClass::Plain, "{text}");
+            assert!(why.starts_with(&format!("denied by \"{denial}\"")), "{text}: {why}");
+        }
+        for (text, repo, kept) in [
+            // Another act of the subject ("read its source"), another subject ("the old
+            // index"), and a repo named after the denial keep their cues.
+            ("Tested the scanner on dojo; never read its source.", "dojo", CueClass::Testing),
+            ("Ran the bench on SDL; the old index never moved, so nothing to redo.", "SDL", CueClass::Testing),
+            ("memista was never added; benchmarked the scanner on dojo instead.", "dojo", CueClass::Testing),
+            // An ending stays an ending.
+            ("Removed the duckdb dependency; never used it after October.", "duckdb", CueClass::Ending),
+        ] {
+            assert_eq!(cue_of(text, repo).0, kept, "{text}");
+        }
     }
 
     /// A compound in a feature commit's subject names a part the commit added: its cue
