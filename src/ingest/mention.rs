@@ -822,8 +822,9 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                     .or_else(|| {
                         // A later clause says the act never happened: "starknet-foundry was
                         // proposed as a second fixture last year; never added".
+                        let stop = text.floor_char_boundary(s_end.min(c.end + MAX_DENIAL_BYTES).max(c.end));
                         (!matches!(cue, Some((CueClass::Ending, _))))
-                            .then(|| cues.act_denied(&text[c.end..s_end.max(c.end)]))?
+                            .then(|| cues.act_denied(&text[c.end..stop]))?
                             .map(|phrase| format!("denied by \"{phrase}\""))
                     })
                     .or_else(|| inherited.then(|| hedges.iter().find(|h| h.2 == Void::Rejection).map(said))?)
@@ -1145,6 +1146,10 @@ const MAX_ITEM_LINES: usize = 6;
 /// The most words of a clause after a mention's that, holding a hedge, speaks for it
 /// ("- postponed", "; maybe later").
 const MAX_VERDICT_WORDS: usize = 3;
+
+/// How far past a mention a later clause that denies its act is looked for, in bytes (a
+/// sentence may be a whole minified line).
+const MAX_DENIAL_BYTES: usize = 240;
 
 /// How much of each line of an item is read for its denial, in bytes.
 const MAX_ITEM_BYTES: usize = 400;
