@@ -210,13 +210,25 @@ struct RawNegation {
     #[serde(default)]
     explicit_skips: Vec<String>,
     #[serde(default)]
-    denied_acts: Vec<String>,
+    denied_uses: Vec<String>,
+    #[serde(default)]
+    denied_runs: Vec<String>,
+    #[serde(default)]
+    denied_studies: Vec<String>,
+    #[serde(default)]
+    denied_roles: Vec<String>,
     #[serde(default)]
     denial_subjects: Vec<String>,
+    #[serde(default)]
+    denial_auxiliaries: Vec<String>,
     #[serde(default)]
     denial_adverbs: Vec<String>,
     #[serde(default)]
     denial_objects: Vec<String>,
+    #[serde(default)]
+    denial_tails: Vec<String>,
+    #[serde(default)]
+    denial_prepositions: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -446,58 +458,117 @@ const NEGATION_REACH: usize = 2;
 /// How far back from a cue phrase a negation is looked for, in bytes.
 const MAX_NEGATION_BYTES: usize = 64;
 
-/// The words of a clause that denies an act (`[negation] denied_acts` and its companions),
-/// lower-cased.
+/// The words of a clause that denies an act (`[negation] denied_uses` and its
+/// companions), lower-cased.
 #[derive(Debug, Clone, Default)]
 struct ActDenial {
-    acts: Vec<String>,
+    uses: Vec<String>,
+    runs: Vec<String>,
+    studies: Vec<String>,
+    roles: Vec<String>,
     subjects: Vec<String>,
+    auxiliaries: Vec<String>,
     adverbs: Vec<String>,
     objects: Vec<String>,
+    tails: Vec<String>,
+    prepositions: Vec<String>,
 }
 
 impl ActDenial {
-    /// The most subject and auxiliary words before "never" ("patina has", "it was").
-    const MAX_SUBJECT_WORDS: usize = 3;
+    /// The most auxiliaries between the subject and "never" ("has", "had been").
+    const MAX_AUXILIARIES: usize = 2;
 
-    /// "never added", "never actually used" at the start of `clause` (past at most
-    /// [`Self::MAX_SUBJECT_WORDS`] subject words), when the clause ends after the act or
-    /// goes on with one of `objects`.
-    fn at_clause_start<'t>(&self, clause: &'t str) -> Option<&'t str> {
+    /// "never added", "we've never actually used" at the start of `clause`, its act one of
+    /// `acts`, when what follows the act is the clause's end, "it"/"them" and then the end
+    /// or a tail, or a preposition.
+    fn at_clause_start<'t>(
+        &self,
+        clause: &'t str,
+        complete: bool,
+        acts: &[&[String]],
+        project: Option<&str>,
+    ) -> Option<&'t str> {
         let is = |list: &[String], w: &str| list.iter().any(|l| l.eq_ignore_ascii_case(w));
-        let word_end = |t: &str| t.find(|c: char| !(c.is_alphanumeric() || c == '/' || c == '-')).unwrap_or(t.len());
-        let mut rest = clause;
-        let mut never = None;
-        for _ in 0..=Self::MAX_SUBJECT_WORDS {
-            rest = rest.trim_start();
-            let word = &rest[..word_end(rest)];
-            if word.eq_ignore_ascii_case("never") {
-                never = Some(clause.len() - rest.len());
-                rest = &rest[word.len()..];
-                break;
-            }
-            if word.is_empty() || !is(&self.subjects, word) {
-                return None;
-            }
-            rest = &rest[word.len()..];
-        }
-        let from = never?;
-        rest = rest.trim_start();
-        let mut word = &rest[..word_end(rest)];
-        if is(&self.adverbs, word) {
-            rest = rest[word.len()..].trim_start();
-            word = &rest[..word_end(rest)];
-        }
-        if word.is_empty() || !is(&self.acts, word) {
+        let mut words = Words { rest: clause };
+        let mut word = words.next();
+        // "we've", "I'd", "it's": the subject and its auxiliary in one word.
+        let (subject, contracted) = match word.find(['\'', '\u{2019}']) {
+            Some(i) => (&word[..i], true),
+            None => (word, false),
+        };
+        let is_subject = |w: &str| {
+            self.subjects.iter().any(|s| match (s.split_once("{project}"), project) {
+                (Some(("", "")), Some(p)) => w.eq_ignore_ascii_case(p),
+                (Some(_), _) => false,
+                (None, _) => s.eq_ignore_ascii_case(w),
+            })
+        };
+        if is_subject(subject) {
+            word = words.next();
+        } else if contracted {
             return None;
         }
-        let to = clause.len() - rest.len() + word.len();
-        let after = rest[word.len()..].trim_start();
-        let next = &after[..word_end(after)];
-        // The clause ends ("never added, dojo covers it", "never added.") or goes on with
-        // an object word; not with another thing ("never read its source").
-        let ends = next.is_empty() && !after.starts_with(['`', '[', '(', '"', '*', '_']);
-        (ends || is(&self.objects, next)).then(|| &clause[from..to])
+        for _ in 0..Self::MAX_AUXILIARIES {
+            if !is(&self.auxiliaries, word) {
+                break;
+            }
+            word = words.next();
+        }
+        if !word.eq_ignore_ascii_case("never") {
+            return None;
+        }
+        let from = clause.len() - words.rest.len() - word.len();
+        word = words.next();
+        if is(&self.adverbs, word) {
+            word = words.next();
+        }
+        if word.is_empty() || !acts.iter().any(|list| is(list, word)) {
+            return None;
+        }
+        let to = clause.len() - words.rest.len();
+        // The clause ends here: a separator, a sentence mark or the sentence's own end (not
+        // a window's), and no code span or link right after.
+        let ends = |rest: &str| {
+            let rest = rest.trim_start();
+            match rest.chars().next() {
+                None => complete,
+                Some(c) => !c.is_alphanumeric() && !"`[(\"*_'\u{2019}?".contains(c),
+            }
+        };
+        let object = words.peek();
+        let denied = if ends(words.rest) {
+            true
+        } else if is(&self.objects, object) {
+            words.next();
+            ends(words.rest) || is(&self.tails, words.peek())
+        } else {
+            is(&self.prepositions, object)
+        };
+        denied.then(|| &clause[from..to])
+    }
+}
+
+/// The words of a clause, one at a time: letters, digits, '-', '/' and apostrophes ("we've"),
+/// past spaces only; an empty word where anything else stands.
+struct Words<'t> {
+    rest: &'t str,
+}
+
+impl<'t> Words<'t> {
+    fn len(t: &str) -> usize {
+        t.find(|c: char| !(c.is_alphanumeric() || "-/'\u{2019}".contains(c))).unwrap_or(t.len())
+    }
+
+    fn peek(&self) -> &'t str {
+        let t = self.rest.trim_start_matches(' ');
+        &t[..Self::len(t)]
+    }
+
+    fn next(&mut self) -> &'t str {
+        let t = self.rest.trim_start_matches(' ');
+        let (word, rest) = t.split_at(Self::len(t));
+        self.rest = rest;
+        word
     }
 }
 
@@ -722,10 +793,16 @@ impl Cues {
             item_skips: lower(merged.negation.item_skips),
             explicit_skips: lower(merged.negation.explicit_skips),
             act_denial: ActDenial {
-                acts: lower(merged.negation.denied_acts),
+                uses: lower(merged.negation.denied_uses),
+                runs: lower(merged.negation.denied_runs),
+                studies: lower(merged.negation.denied_studies),
+                roles: lower(merged.negation.denied_roles),
                 subjects: lower(merged.negation.denial_subjects),
+                auxiliaries: lower(merged.negation.denial_auxiliaries),
                 adverbs: lower(merged.negation.denial_adverbs),
                 objects: lower(merged.negation.denial_objects),
+                tails: lower(merged.negation.denial_tails),
+                prepositions: lower(merged.negation.denial_prepositions),
             },
             add_commands: lower(merged.using.add_commands.clone())
                 .into_iter()
@@ -1369,16 +1446,37 @@ impl Cues {
         (!word.is_empty() && listed(&self.item_skips, word) && !listed(&self.failure_words, next)).then_some(word)
     }
 
-    /// A later clause of a sentence that says the act never happened, within `rest` (the
-    /// sentence after a mention): "; never added", "; patina has never used it for
-    /// anything" (`[negation] denied_acts`). The phrase from "never" to the act, if any.
-    pub fn act_denied<'t>(&self, rest: &'t str) -> Option<&'t str> {
-        let starts = rest
+    /// A later clause that says the act of a cue of `class` (whose words are `cue`) never
+    /// happened, within `rest` (the sentence after the cue, up to another repo's name):
+    /// "; never added", "; patina has never used it for anything" (`[negation]
+    /// denied_uses`, …). `complete` says whether `rest` runs to the sentence's end (a
+    /// clause cut by the caller's window does not end where the window does). The phrase
+    /// from "never" to the act, if any.
+    pub fn act_denied<'t>(
+        &self,
+        rest: &'t str,
+        complete: bool,
+        class: CueClass,
+        cue: &str,
+        project: Option<&str>,
+    ) -> Option<&'t str> {
+        let d = &self.act_denial;
+        let role = || d.roles.iter().any(|r| r.eq_ignore_ascii_case(cue.trim()));
+        let acts: &[&[String]] = match class {
+            CueClass::Using => &[&d.uses],
+            CueClass::Testing if role() => &[&d.runs, &d.uses],
+            CueClass::Testing => &[&d.runs],
+            CueClass::Learning => &[&d.studies],
+            CueClass::Plain | CueClass::Ending => return None,
+        };
+        let mut starts: Vec<usize> = rest
             .char_indices()
             .filter(|&(_, c)| matches!(c, ';' | ',' | ':' | '\u{2014}' | '\u{2013}'))
             .map(|(i, c)| i + c.len_utf8())
-            .chain(rest.match_indices(" - ").map(|(i, _)| i + 3));
-        starts.filter_map(|at| self.act_denial.at_clause_start(&rest[at..])).next()
+            .chain(rest.match_indices(" - ").map(|(i, _)| i + 3))
+            .collect();
+        starts.sort_unstable();
+        starts.into_iter().find_map(|at| d.at_clause_start(&rest[at..], complete, acts, project))
     }
 
     /// Whether a skip word says so whatever stands before the repo ("Rust fixture (loro):
@@ -1790,10 +1888,16 @@ fn merged_vocabulary(extra: &[(String, String)]) -> Result<(RawCues, blake3::Has
         merged.negation.failure_words.extend(raw.negation.failure_words);
         merged.negation.item_skips.extend(raw.negation.item_skips);
         merged.negation.explicit_skips.extend(raw.negation.explicit_skips);
-        merged.negation.denied_acts.extend(raw.negation.denied_acts);
+        merged.negation.denied_uses.extend(raw.negation.denied_uses);
+        merged.negation.denied_runs.extend(raw.negation.denied_runs);
+        merged.negation.denied_studies.extend(raw.negation.denied_studies);
+        merged.negation.denied_roles.extend(raw.negation.denied_roles);
         merged.negation.denial_subjects.extend(raw.negation.denial_subjects);
+        merged.negation.denial_auxiliaries.extend(raw.negation.denial_auxiliaries);
         merged.negation.denial_adverbs.extend(raw.negation.denial_adverbs);
         merged.negation.denial_objects.extend(raw.negation.denial_objects);
+        merged.negation.denial_tails.extend(raw.negation.denial_tails);
+        merged.negation.denial_prepositions.extend(raw.negation.denial_prepositions);
         merged.context.repo_words.extend(raw.context.repo_words);
         merged.context.query_words.extend(raw.context.query_words);
         merged.context.repo_path_segments.extend(raw.context.repo_path_segments);

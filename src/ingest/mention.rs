@@ -820,11 +820,15 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                         hedges.get(i).filter(|h| short && h.1 <= next_to).map(said)
                     })
                     .or_else(|| {
-                        // A later clause says the act never happened: "starknet-foundry was
-                        // proposed as a second fixture last year; never added".
-                        let stop = text.floor_char_boundary(s_end.min(c.end + MAX_DENIAL_BYTES).max(c.end));
-                        (!matches!(cue, Some((CueClass::Ending, _))))
-                            .then(|| cues.act_denied(&text[c.end..stop]))?
+                        // A later clause says the cue's act never happened: "starknet-foundry
+                        // was proposed as a second fixture last year; never added". Read
+                        // after the cue, up to another repo's name.
+                        let (class, words) = cue.as_ref()?;
+                        let from = c.end.max(cue_at);
+                        let next_repo = line.iter().find(|o| o.start >= from && o.node != c.node).map(|o| o.start);
+                        let end = s_end.min(next_repo.unwrap_or(s_end)).max(from);
+                        let stop = text.floor_char_boundary(end.min(from + MAX_DENIAL_BYTES)).max(from);
+                        cues.act_denied(&text[from..stop], stop == s_end, *class, words, skip_node)
                             .map(|phrase| format!("denied by \"{phrase}\""))
                     })
                     .or_else(|| inherited.then(|| hedges.iter().find(|h| h.2 == Void::Rejection).map(said))?)
@@ -2656,8 +2660,9 @@ mod tests {
         (class, cue)
     }
 
-    /// A later clause of the sentence that says the act never happened denies the cue
-    /// before it; a "never" about another thing, or another act, denies nothing.
+    /// A later clause of the sentence that says the cue's act never happened denies the
+    /// cue; a "never" of another act, another subject, another repo or a scope denies
+    /// nothing.
     #[test]
     fn an_act_denied_later_in_the_sentence_voids_the_cue() {
         for (text, repo, denial) in [
@@ -2676,22 +2681,34 @@ mod tests {
                 "duckdb",
                 "never actually run",
             ),
+            ("Integrated turso as the facts store — we’ve never used it, in the end.", "turso", "never used"),
+            ("Studied loro's sync protocol; never read, only skimmed.", "loro", "never read"),
         ] {
             let (class, why) = cue_of(text, repo);
             assert_eq!(class, CueClass::Plain, "{text}");
             assert!(why.starts_with(&format!("denied by \"{denial}\"")), "{text}: {why}");
         }
         for (text, repo, kept) in [
-            // Another act of the subject ("read its source"), another subject ("the old
-            // index"), and a repo named after the denial keep their cues.
+            // Another act of the cue's subject than the cue's.
             ("Tested the scanner on dojo; never read its source.", "dojo", CueClass::Testing),
+            ("Studied loro's sync protocol; never used it.", "loro", CueClass::Learning),
+            ("Tested the parser on dojo; never added it as a dependency.", "dojo", CueClass::Testing),
+            // Another subject, a scope after the act, a question.
             ("Ran the bench on SDL; the old index never moved, so nothing to redo.", "SDL", CueClass::Testing),
+            ("Ran the bench on duckdb locally; it never ran in CI.", "duckdb", CueClass::Testing),
+            ("Tested the adapter on SDL; we had never tested it before.", "SDL", CueClass::Testing),
+            ("Tested the adapter on SDL; was it never run?", "SDL", CueClass::Testing),
+            // The denial is another repo's, or stands before the cue.
+            ("Ran the bench on SDL and duckdb; turso was discussed too, never tested.", "SDL", CueClass::Testing),
             ("memista was never added; benchmarked the scanner on dojo instead.", "dojo", CueClass::Testing),
             // An ending stays an ending.
             ("Removed the duckdb dependency; never used it after October.", "duckdb", CueClass::Ending),
         ] {
             assert_eq!(cue_of(text, repo).0, kept, "{text}");
         }
+        // Not past a window that cuts the clause: the sentence goes on after it.
+        let long = format!("Benchmarked the scanner on SDL;{} never run", " x,".repeat(80));
+        assert_eq!(cue_of(&format!("{long} twice over."), "SDL").0, CueClass::Testing);
     }
 
     /// A compound in a feature commit's subject names a part the commit added: its cue
