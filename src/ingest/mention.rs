@@ -825,7 +825,13 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                         // after the cue, up to another repo's name.
                         let (class, words) = cue.as_ref()?;
                         let from = c.end.max(cue_at);
-                        let next_repo = line.iter().find(|o| o.start >= from && o.node != c.node).map(|o| o.start);
+                        // `line` is sorted by start: from the first mention past `from`, within
+                        // the window only (a line may hold 100,000 mentions of one repo).
+                        let next_repo = line[line.partition_point(|o| o.start < from)..]
+                            .iter()
+                            .take_while(|o| o.start < from + MAX_DENIAL_BYTES)
+                            .find(|o| o.node != c.node)
+                            .map(|o| o.start);
                         let end = s_end.min(next_repo.unwrap_or(s_end)).max(from);
                         let stop = text.floor_char_boundary(end.min(from + MAX_DENIAL_BYTES)).max(from);
                         cues.act_denied(&text[from..stop], stop == s_end, *class, words, skip_node)
