@@ -1473,14 +1473,15 @@ impl Cues {
             CueClass::Learning => &[&d.studies],
             CueClass::Plain | CueClass::Ending => return None,
         };
-        let mut starts: Vec<usize> = rest
-            .char_indices()
-            .filter(|&(_, c)| matches!(c, ';' | ',' | ':' | '\u{2014}' | '\u{2013}'))
-            .map(|(i, c)| i + c.len_utf8())
-            .chain(rest.match_indices(" - ").map(|(i, _)| i + 3))
-            .collect();
-        starts.sort_unstable();
-        starts.into_iter().find_map(|at| d.at_clause_start(&rest[at..], complete, acts, project))
+        // Clause starts in order, past ';', ',', ':', '—', '–' or a spaced " - ".
+        let bytes = rest.as_bytes();
+        rest.char_indices()
+            .filter_map(|(i, c)| match c {
+                ';' | ',' | ':' | '\u{2014}' | '\u{2013}' => Some(i + c.len_utf8()),
+                '-' if i > 0 && bytes[i - 1] == b' ' && bytes.get(i + 1) == Some(&b' ') => Some(i + 2),
+                _ => None,
+            })
+            .find_map(|at| d.at_clause_start(&rest[at..], complete, acts, project))
     }
 
     /// Whether a skip word says so whatever stands before the repo ("Rust fixture (loro):

@@ -832,8 +832,8 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                             .take_while(|o| o.start < from + MAX_DENIAL_BYTES)
                             .find(|o| o.node != c.node)
                             .map(|o| o.start);
-                        let end = s_end.min(next_repo.unwrap_or(s_end)).max(from);
-                        let stop = text.floor_char_boundary(end.min(from + MAX_DENIAL_BYTES)).max(from);
+                        let end = next_repo.unwrap_or(s_end).min(s_end).min(from + MAX_DENIAL_BYTES);
+                        let stop = text.floor_char_boundary(end).max(from);
                         cues.act_denied(&text[from..stop], stop == s_end, *class, words, skip_node)
                             .map(|phrase| format!("denied by \"{phrase}\""))
                     })
