@@ -782,25 +782,24 @@ fn lists_tables_failures_and_one_strong_session_make_edges() {
 
 /// Issue 13 item 2: with the model, a sentence that no cue phrase covers is classified by
 /// its nearest exemplars (`rules/exemplars.toml`); the mention records which exemplar and
-/// how similar, `explain` shows it, and a passing mention stays plain. Without the model
-/// (or with `PATINA_EXEMPLARS=off`), phrases alone decide and ingest says so once.
+/// how similar, `explain` shows it, and a passing mention stays plain. An exemplar's class
+/// alone in its session is a weak cue (no testing edge from it); seconded by another line
+/// of the same session with the same class, it is strong (one session makes the edge).
+/// Without the model (or with `PATINA_EXEMPLARS=off`), phrases alone decide and ingest
+/// says so once.
 #[test]
 fn exemplars_classify_what_no_phrase_covers() {
     let Some(model) = util::model_dir() else { return };
-    // No phrase of rules/cues.toml in either sentence.
-    let sessions = [
-        (
-            "a.md",
-            session("20260204-100000", "- Ran the extractor over quickparse and got 2,300 definitions in 4 seconds.\n"),
-        ),
-        ("b.md", session("20260205-100000", "- We chatted about vectorlite over lunch.\n")),
-    ];
-    let ingest = |exemplars: bool| {
+    // No phrase of rules/cues.toml in any of these sentences.
+    let run = "- Ran the extractor over quickparse and got 2,300 definitions in 4 seconds.\n";
+    let rerun = "- Ran the extractor over quickparse again after the fix: 2,310 definitions in 3 seconds.\n";
+    let lunch = "- We chatted about vectorlite over lunch.\n";
+    let ingest = |sessions: &[(&str, String)], exemplars: bool| {
         let home = Home::new();
         home.ok(&["mother", "sync", "--registry", &example_registry()]);
         let dir = home.path().join("sessions");
         std::fs::create_dir_all(&dir).unwrap();
-        for (name, text) in &sessions {
+        for (name, text) in sessions {
             std::fs::write(dir.join(name), text).unwrap();
         }
         let mut cmd = home.cmd(&["mother", "ingest", dir.to_str().unwrap(), "--project", "atlas"]);
@@ -812,29 +811,55 @@ fn exemplars_classify_what_no_phrase_covers() {
         assert!(out.status.success(), "{}", util::stderr(&out));
         (home, format!("{}{}", util::stderr(&out), util::stdout(&out)))
     };
-    let cue_of = |home: &Home, repo: &str| -> (String, bool, String) {
+    let cues_of = |home: &Home, repo: &str| -> Vec<(String, bool, String)> {
         let mentions = home.json(&["mother", "log", "--kind", "mention"]);
-        let m = mentions.as_array().unwrap().iter().find(|m| m["payload"]["repo"] == repo).expect(repo);
-        let p = &m["payload"];
-        (p["cue_class"].as_str().unwrap().into(), p["strong_cue"].as_bool().unwrap(), p["cue"].as_str().unwrap().into())
+        let found: Vec<_> = mentions
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["payload"]["repo"] == repo)
+            .map(|m| {
+                let p = &m["payload"];
+                (
+                    p["cue_class"].as_str().unwrap().into(),
+                    p["strong_cue"].as_bool().unwrap(),
+                    p["cue"].as_str().unwrap().into(),
+                )
+            })
+            .collect();
+        assert!(!found.is_empty(), "{repo}");
+        found
     };
 
-    let (home, note) = ingest(true);
+    // One session, one such mention: testing, but weak; no edge from it alone.
+    let (home, note) =
+        ingest(&[("a.md", session("20260204-100000", run)), ("b.md", session("20260205-100000", lunch))], true);
     assert!(!note.contains("phrases alone"), "{note}");
     assert!(note.contains("cues by exemplars (all-MiniLM-L6-v2-int8): 1 mention(s)"), "{note}");
-    let (class, strong, cue) = cue_of(&home, "quickparse");
-    assert_eq!((class.as_str(), strong), ("testing", true), "{cue}");
-    assert!(cue.starts_with("exemplar \"") && cue.ends_with(')'), "{cue}");
-    assert_eq!(cue_of(&home, "vectorlite").0, "plain");
-    assert!(has(&edges(&home), "atlas", "TESTS_WITH", "quickparse"));
-    let explained = home.ok(&["mother", "explain", "atlas", "TESTS_WITH", "quickparse"]);
-    assert!(explained.contains("1 session") && explained.contains("exemplar \""), "{explained}");
+    let (class, strong, cue) = cues_of(&home, "quickparse").remove(0);
+    assert_eq!((class.as_str(), strong), ("testing", false), "{cue}");
+    assert!(cue.starts_with("exemplar \"") && cue.ends_with("alone in its session"), "{cue}");
+    assert_eq!(cues_of(&home, "vectorlite")[0].0, "plain");
+    assert!(!has(&edges(&home), "atlas", "TESTS_WITH", "quickparse"));
+    let missing = home.cmd(&["mother", "explain", "atlas", "TESTS_WITH", "quickparse"]).output().unwrap();
+    assert_eq!(missing.status.code(), Some(1), "a missing edge exits 1");
+    let missing = util::stdout(&missing);
+    assert!(missing.contains("(weak cue)"), "{missing}");
     // The vectors are cached: a second ingest of a changed home reads them back.
     assert!(home.path().join("cache").join("cue-vectors.bin").is_file());
 
-    let (home, note) = ingest(false);
+    // Both lines in one session second each other: strong, one session is enough.
+    let (home, _) = ingest(&[("a.md", session("20260204-100000", &format!("{run}{rerun}")))], true);
+    for (class, strong, cue) in cues_of(&home, "quickparse") {
+        assert_eq!((class.as_str(), strong), ("testing", true), "{cue}");
+        assert!(cue.contains(", seconded by line "), "{cue}");
+    }
+    let explained = home.ok(&["mother", "explain", "atlas", "TESTS_WITH", "quickparse"]);
+    assert!(explained.contains("1 session") && explained.contains("seconded by line"), "{explained}");
+
+    let (home, note) = ingest(&[("a.md", session("20260204-100000", &format!("{run}{rerun}")))], false);
     assert!(note.contains("phrases alone"), "{note}");
-    assert_eq!(cue_of(&home, "quickparse").0, "plain");
+    assert!(cues_of(&home, "quickparse").iter().all(|(class, _, _)| class == "plain"));
     assert!(!has(&edges(&home), "atlas", "TESTS_WITH", "quickparse"));
 }
 
