@@ -28,9 +28,16 @@ done
 OUT="${OUT:-$ROOT/target/eval-world}"
 case "$OUT" in /*) ;; *) OUT="$PWD/$OUT" ;; esac
 if [ -z "${PATINA_BIN:-}" ]; then
-  echo "== building patina (cargo build)" >&2
-  (cd "$ROOT" && cargo build --quiet)
-  export PATINA_BIN="$ROOT/target/debug/patina"
+  # Embedding the world wants the release build (as build.sh --semantic builds it).
+  if [ "$SEMANTIC" = 1 ]; then
+    echo "== building patina (cargo build --release)" >&2
+    (cd "$ROOT" && cargo build --release --quiet)
+    export PATINA_BIN="$ROOT/target/release/patina"
+  else
+    echo "== building patina (cargo build)" >&2
+    (cd "$ROOT" && cargo build --quiet)
+    export PATINA_BIN="$ROOT/target/debug/patina"
+  fi
 fi
 
 build_args=("$OUT")
