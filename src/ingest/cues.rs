@@ -1550,12 +1550,20 @@ impl Cues {
     }
 
     /// Whether a table's header cell names a column of results (`result_columns`: "Time",
-    /// "p50", "Δ"; or a metric at a cutoff, "MRR@10"). No allocation: header words are
-    /// compared in place, lower-cased as they go.
+    /// "p50", "Δ"; a metric at a cutoff, "MRR@10"; or a measurement unit in brackets,
+    /// "scrape (s)", "p50 [ms]", "hit rate (%)"). No allocation: header words are compared
+    /// in place, lower-cased as they go.
     fn is_result_column(&self, header: &str) -> bool {
-        header.split(|c: char| !c.is_alphanumeric()).any(|w| {
-            !w.is_empty() && self.result_columns.iter().any(|r| w.chars().flat_map(char::to_lowercase).eq(r.chars()))
-        }) || header.split('@').skip(1).any(|after| after.starts_with(|c: char| c.is_ascii_digit()))
+        let lower_eq = |w: &str, r: &String| w.chars().flat_map(char::to_lowercase).eq(r.chars());
+        let bracketed_unit = header
+            .rsplit_once(['(', '['])
+            .and_then(|(_, after)| after.split_once([')', ']']))
+            .is_some_and(|(unit, _)| self.measurement_units.iter().any(|u| lower_eq(unit.trim(), u)));
+        bracketed_unit
+            || header
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| !w.is_empty() && self.result_columns.iter().any(|r| lower_eq(w, r)))
+            || header.split('@').skip(1).any(|after| after.starts_with(|c: char| c.is_ascii_digit()))
     }
 
     /// Whether a table cell under `header` is a measurement of a run (see `result_columns`

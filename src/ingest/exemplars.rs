@@ -7,8 +7,8 @@
 //! Phrases still decide first: a strong phrase, a testing command, a strong lead-in and
 //! an ending are never overridden, nor is a weak cue bound to the mention's own noun phrase
 //! (a compound: "the Dagger-based setup"); exemplars classify what is left plain or weak.
-//! A class by resemblance is a strong cue only when another line of the file says the same
-//! of the repo; alone in its session it is weak (ingest's `second_exemplar_cues`).
+//! A class by resemblance is a strong cue only when another sentence of the file says the same
+//! of the repo; alone in its log it is weak (ingest's `second_exemplar_cues`).
 //!
 //! Before comparing, the mention in its sentence is replaced by `REPO` (exemplars are
 //! written with `REPO` too), and a short list item or table row is prefixed by its
@@ -175,7 +175,7 @@ impl Exemplars {
 }
 
 /// What the exemplars decided for one mention. Ingest makes it a strong cue only when
-/// another line of the file says the same of the repo (`second_exemplar_cues`).
+/// another sentence of the file says the same of the repo (`second_exemplar_cues`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExemplarCue {
     pub class: CueClass,

@@ -620,8 +620,9 @@ fn session_events(
 /// each in its own sentence, would otherwise embed for hours. Beyond it, phrases alone.
 const MAX_EXEMPLAR_TEXTS_PER_FILE: usize = 2_000;
 
-/// Gives the mentions that phrases left plain or weak the (strong) cue their nearest
-/// exemplars vote for (`exemplars.rs`). Endings, strong cues, cues bound to the mention's
+/// Gives the mentions that phrases left plain or weak the cue their nearest exemplars vote
+/// for (`exemplars.rs`): strong only when another sentence seconds it
+/// ([`second_exemplar_cues`]). Endings, strong cues, cues bound to the mention's
 /// own noun phrase (a compound: "the Dagger-based setup"), voided mentions (a plan, a
 /// hypothesis, a negated phrase), mentions in code blocks (not prose), bulk lines and a
 /// repo's second mention on a line where the first has a cue of its own are left alone,
@@ -658,6 +659,18 @@ fn classify_by_exemplars(
         .filter(|m| !m.voided && m.cue_class != crate::event::CueClass::Plain)
         .map(|m| (m.node, m.cue_class, m.strong_cue))
         .collect();
+    // Per repo, the classes the file's words give it strongly (endings aside): looked up
+    // once per decision, so a file of many decisions stays linear.
+    let mut strong_classes: std::collections::HashMap<usize, Vec<crate::event::CueClass>> =
+        std::collections::HashMap::new();
+    for &(node, class, strong) in &phrased {
+        if strong && class != crate::event::CueClass::Ending {
+            let classes = strong_classes.entry(node).or_default();
+            if !classes.contains(&class) {
+                classes.push(class);
+            }
+        }
+    }
     for (i, m) in mentions.iter().enumerate() {
         if is_decided(m) || m.co_mentions as usize >= bulk || decided_on_line.contains(&(m.line, m.node)) {
             continue;
@@ -693,9 +706,9 @@ fn classify_by_exemplars(
                 // A class the file's words never give the repo, when they give it another
                 // strongly ("cargo add turso", then "turso is 5x slower per query"): the
                 // nearest exemplars read the same relation another way.
-                let other_class_said = phrased.iter().any(|&(node, class, strong)| {
-                    node == m.node && strong && class != decision.class && class != crate::event::CueClass::Ending
-                });
+                let other_class_said = strong_classes
+                    .get(&m.node)
+                    .is_some_and(|classes| classes.iter().any(|&class| class != decision.class));
                 let own_class_said =
                     [true, false].iter().any(|&strong| phrased.contains(&(m.node, decision.class, strong)));
                 if other_class_said && !own_class_said {
@@ -703,10 +716,14 @@ fn classify_by_exemplars(
                 }
                 m.cue_class = decision.class;
                 m.cue = decision.describe();
-                m.strong_cue = true;
+                // A resemblance is a weak cue until another sentence seconds it (below),
+                // unless it reads a sweep of test subjects, which is strong as a phrase's is.
+                m.strong_cue = false;
                 mention::sweep_of_subjects(m, cues);
                 report.exemplar_cues += 1;
-                by_exemplar.push(i);
+                if !m.strong_cue {
+                    by_exemplar.push(i);
+                }
             }
             second_exemplar_cues(mentions, &by_exemplar);
         }
@@ -721,42 +738,49 @@ fn classify_by_exemplars(
 }
 
 /// An exemplar's class is a resemblance, not the author's words: it is a strong cue (one
-/// session makes the edge) only when another mention of the same repo on another line of
-/// the file has the same class, by a phrase (weak or strong) or by the exemplars too
-/// ("Real-world scrape data (SDL):" and, further down, "Performance Results (SDL repo
-/// scrape):"). Alone in its session it is a weak cue, which needs a second session like a
-/// weak phrase. The cue says which it is, so `explain` shows it.
+/// session makes the edge) only when another sentence of the same file gives the same repo
+/// the same class, by a phrase (weak or strong) or by the exemplars too ("Real-world scrape
+/// data (SDL):" and, further down, "Performance Results (SDL repo scrape):"). Alone in its
+/// log it is a weak cue, which needs a second session like a weak phrase (and makes no
+/// testing or learning edge by itself). A sentence copied word for word (a recap repeating
+/// a bullet) is no second reading. The cue says which it is, so `explain` shows it.
+/// `by_exemplar` are the mentions the exemplars classified and left weak.
 ///
 /// Chosen on the fit data (stop 51): of the edges that rested on one exemplar-classified
 /// mention in one session, 4 of 7 in the fit trap logs were wrong; the fit sets derived
 /// whole lose 2 wrong edges and no right one, and the fit real logs no edge.
 fn second_exemplar_cues(mentions: &mut [mention::FoundMention], by_exemplar: &[usize]) {
-    // Per (repo, class): the first two distinct lines that say it. One pass, so a file of
-    // many mentions costs O(mentions).
-    let mut lines: std::collections::HashMap<(usize, crate::event::CueClass), (u32, Option<u32>)> =
+    // Per (repo, class): the lines of the first two distinct sentences that say it. Of two
+    // distinct sentences at least one differs from any mention's own, so one pass and one
+    // lookup each: a file of many mentions costs O(mentions).
+    type Said<'a> = [Option<(u32, &'a str)>; 2];
+    let mut said: std::collections::HashMap<(usize, crate::event::CueClass), Said<'_>> =
         std::collections::HashMap::new();
     for m in mentions.iter().filter(|m| !m.voided) {
-        lines
-            .entry((m.node, m.cue_class))
-            .and_modify(|(first, second)| {
-                if *first != m.line && second.is_none() {
-                    *second = Some(m.line);
-                }
-            })
-            .or_insert((m.line, None));
+        let entry = said.entry((m.node, m.cue_class)).or_insert([None, None]);
+        match entry {
+            [None, _] => entry[0] = Some((m.line, m.sentence.as_str())),
+            [Some((_, first)), None] if *first != m.sentence => entry[1] = Some((m.line, m.sentence.as_str())),
+            _ => {}
+        }
     }
-    for &i in by_exemplar {
+    let seconds: Vec<Option<u32>> = by_exemplar
+        .iter()
+        .map(|&i| {
+            let m = &mentions[i];
+            said.get(&(m.node, m.cue_class))
+                .and_then(|entry| entry.iter().flatten().find(|(_, sentence)| *sentence != m.sentence))
+                .map(|&(line, _)| line)
+        })
+        .collect();
+    for (&i, second) in by_exemplar.iter().zip(seconds) {
         let m = &mut mentions[i];
-        let second = lines.get(&(m.node, m.cue_class)).and_then(|&(first, second)| match first == m.line {
-            true => second,
-            false => Some(first),
-        });
         match second {
-            Some(line) => m.cue.push_str(&format!(", seconded by line {line}")),
-            None => {
-                m.strong_cue = false;
-                m.cue.push_str(", alone in its session");
+            Some(line) => {
+                m.strong_cue = true;
+                m.cue.push_str(&format!(", seconded by line {line}"));
             }
+            None => m.cue.push_str(", alone in its log"),
         }
     }
 }
@@ -902,31 +926,41 @@ mod tests {
     }
 
     #[test]
-    fn an_exemplar_cue_is_strong_only_when_another_line_says_the_same() {
-        let at = |line: u32, node: usize, class: CueClass, cue: &str| {
-            let mut m = mention(format!("line {line}"));
-            (m.line, m.node, m.cue_class, m.strong_cue) = (line, node, class, true);
+    fn an_exemplar_cue_is_strong_only_when_another_sentence_says_the_same() {
+        let at = |line: u32, node: usize, class: CueClass, strong: bool, cue: &str, sentence: &str| {
+            let mut m = mention(sentence.to_string());
+            (m.line, m.node, m.cue_class, m.strong_cue) = (line, node, class, strong);
             m.cue = cue.into();
             m
         };
+        use CueClass::{Learning, Testing};
         let mut mentions = vec![
-            at(1, 0, CueClass::Testing, "exemplar \"a\" (0.70)"),
-            at(1, 0, CueClass::Testing, "exemplar \"a\" (0.70)"), // the same line: no second
-            at(3, 1, CueClass::Testing, "exemplar \"b\" (0.71)"),
-            at(5, 1, CueClass::Testing, "failed on"), // a phrase of the class seconds it
-            at(6, 2, CueClass::Learning, "exemplar \"c\" (0.72)"),
-            at(7, 2, CueClass::Testing, "exemplar \"d\" (0.73)"), // another class: no second
-            at(8, 2, CueClass::Learning, "studied"),
+            // 0, 1: one sentence naming the repo twice, then a copy of it: no second.
+            at(1, 0, Testing, false, "exemplar \"a\" (0.70)", "Ran it over dojo and dojo again."),
+            at(1, 0, Testing, false, "exemplar \"a\" (0.70)", "Ran it over dojo and dojo again."),
+            at(9, 0, Testing, false, "exemplar \"a\" (0.70)", "Ran it over dojo and dojo again."),
+            // 3: a weak phrase of the class on an earlier line seconds 4.
+            at(2, 1, Testing, false, "scraped", "Scraped SDL."),
+            at(3, 1, Testing, false, "exemplar \"b\" (0.71)", "SDL: 12k symbols in 3 s."),
+            // 5, 6: two resemblances in two sentences second each other.
+            at(4, 2, Learning, false, "exemplar \"c\" (0.72)", "Went through loro's sync code."),
+            at(5, 2, Learning, false, "exemplar \"c\" (0.70)", "loro keeps one oplog per doc."),
+            // 7: another class says nothing for it; 8: a voided phrase seconds nothing.
+            at(6, 3, Learning, false, "exemplar \"d\" (0.73)", "Read the codex sandbox."),
+            at(7, 3, Testing, true, "failed on", "Scrape failed on codex."),
+            at(8, 3, Learning, true, "studied", "Never studied codex."),
         ];
-        mentions[6].voided = true; // a voided phrase seconds nothing
-        second_exemplar_cues(&mut mentions, &[0, 1, 2, 4, 5]);
+        mentions[9].voided = true;
+        second_exemplar_cues(&mut mentions, &[0, 1, 2, 4, 5, 6, 7]);
         let seen: Vec<(bool, &str)> = mentions.iter().map(|m| (m.strong_cue, m.cue.as_str())).collect();
-        assert_eq!(seen[0], (false, "exemplar \"a\" (0.70), alone in its session"));
-        assert_eq!(seen[1], (false, "exemplar \"a\" (0.70), alone in its session"));
-        assert_eq!(seen[2], (true, "exemplar \"b\" (0.71), seconded by line 5"));
-        assert_eq!(seen[3], (true, "failed on"));
-        assert_eq!(seen[4], (false, "exemplar \"c\" (0.72), alone in its session"));
-        assert_eq!(seen[5], (false, "exemplar \"d\" (0.73), alone in its session"));
+        for copy in &seen[0..3] {
+            assert_eq!(*copy, (false, "exemplar \"a\" (0.70), alone in its log"));
+        }
+        assert_eq!(seen[3], (false, "scraped"), "a phrase is left as it is");
+        assert_eq!(seen[4], (true, "exemplar \"b\" (0.71), seconded by line 2"));
+        assert_eq!(seen[5], (true, "exemplar \"c\" (0.72), seconded by line 5"));
+        assert_eq!(seen[6], (true, "exemplar \"c\" (0.70), seconded by line 4"));
+        assert_eq!(seen[7], (false, "exemplar \"d\" (0.73), alone in its log"));
     }
 
     #[test]
