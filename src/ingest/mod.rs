@@ -659,18 +659,6 @@ fn classify_by_exemplars(
         .filter(|m| !m.voided && m.cue_class != crate::event::CueClass::Plain)
         .map(|m| (m.node, m.cue_class, m.strong_cue))
         .collect();
-    // Per repo, the classes the file's words give it strongly (endings aside): looked up
-    // once per decision, so a file of many decisions stays linear.
-    let mut strong_classes: std::collections::HashMap<usize, Vec<crate::event::CueClass>> =
-        std::collections::HashMap::new();
-    for &(node, class, strong) in &phrased {
-        if strong && class != crate::event::CueClass::Ending {
-            let classes = strong_classes.entry(node).or_default();
-            if !classes.contains(&class) {
-                classes.push(class);
-            }
-        }
-    }
     for (i, m) in mentions.iter().enumerate() {
         if is_decided(m) || m.co_mentions as usize >= bulk || decided_on_line.contains(&(m.line, m.node)) {
             continue;
@@ -706,9 +694,13 @@ fn classify_by_exemplars(
                 // A class the file's words never give the repo, when they give it another
                 // strongly ("cargo add turso", then "turso is 5x slower per query"): the
                 // nearest exemplars read the same relation another way.
-                let other_class_said = strong_classes
-                    .get(&m.node)
-                    .is_some_and(|classes| classes.iter().any(|&class| class != decision.class));
+                // Looked up per class in `phrased`, not scanned: a file of many decisions
+                // stays linear.
+                let other_class_said = crate::event::CueClass::ALL.iter().any(|&class| {
+                    class != decision.class
+                        && class != crate::event::CueClass::Ending
+                        && phrased.contains(&(m.node, class, true))
+                });
                 let own_class_said =
                     [true, false].iter().any(|&strong| phrased.contains(&(m.node, decision.class, strong)));
                 if other_class_said && !own_class_said {
