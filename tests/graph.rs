@@ -1442,7 +1442,12 @@ struct WholeSetLabel {
 /// before any choice (each log alone 0.82 / 0.53, whole 0.86 / 0.67), then became a fit
 /// set; `eval/precision-traps-26` (stop 51, the same brief, another author) is held out,
 /// its figures taken after the stop-51 choices (each log alone 0.85 / 0.63, whole 0.88 /
-/// 0.78; the stop-50 rules scored it the same). Sets 6
+/// 0.78; the stop-50 rules scored it the same). `eval/precision-traps-27` and `-28` (stop
+/// 52: two more ordinary months, April and May 2028, by two more blind authors to the same
+/// brief): set 27 had its figures read once before any choice (each log alone 0.76 / 0.74,
+/// whole 0.86 / 0.86), then became a fit set; set 28 is held out, read once after the
+/// stop-52 choices (each log alone 0.88 / 0.73, whole 1.00 / 0.89; the stop-51 rules gave
+/// 0.88 / 0.70 and 1.00 / 0.89). Sets 6
 /// on also carry whole-set labels (what holds after the last log, what a
 /// later log ended). The whole-set table's last column counts the labelled removals and
 /// retractions (a log and a repo) whose log holds an ending mention of the repo (stop 43).
@@ -1480,6 +1485,8 @@ fn precision_traps_table() {
         ("eval/precision-traps-24", false),
         ("eval/precision-traps-25", false),
         ("eval/precision-traps-26", true),
+        ("eval/precision-traps-27", false),
+        ("eval/precision-traps-28", true),
     ];
     for (set, held_out) in sets {
         let (row, misses, sessions) = precision_trap_scores(&root().join(set), model.as_deref());
@@ -1732,6 +1739,31 @@ fn dependency_lines_index_files_and_open_tasks_on_blind_logs() {
     assert!(!adapter.iter().any(|e| e.1 == "USES"), "`- [ ] Prototype …` is not done: {adapter:?}");
     let names = derived("20260325-081133.md");
     assert!(!names.iter().any(|e| e.2 == "codex-autorunner"), "a hypothetical registry entry: {names:?}");
+}
+
+/// An ordinary month's shapes, on the blind logs of `eval/precision-traps-27` (each derived
+/// alone, stop 52): a run's count straight after the name ("gemini-cli 1,904 files"), a
+/// Rust path to a crate's type (`turso::Builder`), a Cargo.lock entry in a diff, a heading
+/// that is only "Next" or "Later" over plans, and a run that skipped repos "because they
+/// aren't cloned on this laptop".
+#[test]
+fn counts_rust_paths_lock_entries_and_plan_headings_on_blind_logs() {
+    let derived = |session: &str| trap_log_edges("eval/precision-traps-27", session);
+    let sanity = derived("20280408-055848.md");
+    assert!(has(&sanity, "patina", "TESTS_WITH", "gemini-cli"), "{sanity:?}");
+    let loader = derived("20280404-092747.md");
+    assert!(has(&loader, "patina", "USES", "turso"), "`turso::Builder::new_local`: {loader:?}");
+    let bump = derived("20280430-174905.md");
+    assert!(has(&bump, "patina", "USES", "USearch"), "` name = \"usearch\"` in a lock diff: {bump:?}");
+    let next = derived("20280402-141205.md");
+    assert!(!next.iter().any(|e| e.2 == "loro"), "an item under `### 15:52 - Next`: {next:?}");
+    let later = derived("20280424-211840.md");
+    assert!(!later.iter().any(|e| e.2 == "humanlayer"), "an item under `### 23:15 - Later`: {later:?}");
+    let skipped = derived("20280412-164410.md");
+    for repo in ["dust", "kit"] {
+        assert!(!skipped.iter().any(|e| e.2 == repo), "{repo} was skipped by the run: {skipped:?}");
+    }
+    assert!(has(&skipped, "patina", "TESTS_WITH", "codex"), "a results table's row: {skipped:?}");
 }
 
 /// The patina USES / LEARNS_FROM / TESTS_WITH edges of one blind trap log derived alone

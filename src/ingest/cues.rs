@@ -51,6 +51,8 @@ struct RawClass {
     #[serde(default)]
     repo_flag_commands: Vec<String>,
     #[serde(default)]
+    repo_flags: Vec<String>,
+    #[serde(default)]
     compounds: Vec<String>,
     /// Compounds that are strong cues (and compounds too).
     #[serde(default)]
@@ -163,6 +165,8 @@ struct RawHedge {
     phrases: Vec<String>,
     #[serde(default)]
     lead_ins: Vec<String>,
+    #[serde(default)]
+    label_lead_ins: Vec<String>,
     #[serde(default)]
     other_parties: Vec<String>,
     #[serde(default)]
@@ -310,6 +314,9 @@ pub struct Cues {
     pub row_verdicts: Vec<String>,
     /// Lower-cased lead-in words of lists of plans ("next steps", "todo").
     hedge_lead_ins: AhoCorasick,
+    /// Lower-cased `[hedge] label_lead_ins`: a lead-in whose whole label is one of them
+    /// ("### 15:52 - Next") leads plans.
+    hedge_label_lead_ins: Vec<String>,
     /// Lower-cased negations, and the first words of phrases they never void (`[negation]`).
     negators: Vec<String>,
     /// Lower-cased `[learning] design_origin_verbs` ("came" in "the approach came from"),
@@ -327,6 +334,9 @@ pub struct Cues {
     /// in one space: "cargo add ".
     pub add_commands: Vec<String>,
     pub repo_flag_commands: Vec<String>,
+    /// Lower-cased flags whose value is the repo a command runs on (`[testing]
+    /// repo_flags`: `--repo`, `--issues`).
+    pub repo_flags: Vec<String>,
     /// Lower-cased verbs of taking and of study (the learning class's `gapped_verbs` and
     /// `study_verbs`), longest first: right before a repo's possessive they learn from it
     /// ("adopted opencode's approach", "read openclaw's memory_search implementation").
@@ -591,6 +601,11 @@ const MAX_WITH_OBJECT_BYTES: usize = 80;
 /// Last words that make a phrase point at what follows it.
 const PREPOSITIONS: [&str; 11] = ["from", "by", "after", "on", "of", "with", "against", "into", "across", "to", "via"];
 
+/// Words that open another clause: a gapped phrase's object ends before one ("Skipped by
+/// the run because they aren't cloned on this laptop: dust, kit" ran nothing on them).
+const CLAUSE_OPENERS: [&str; 10] =
+    ["because", "since", "although", "though", "unless", "until", "whereas", "if", "when", "but"];
+
 impl Cues {
     /// The built-in vocabulary, extended by `extra` TOML texts (each labelled for errors).
     pub fn load(extra: &[(String, String)]) -> Result<Cues, String> {
@@ -786,6 +801,7 @@ impl Cues {
             credit_removals: lower(merged.ending.credit_removals),
             row_verdicts: lower(merged.ending.row_verdicts.into_iter().chain(merged.ending.row_retractions).collect()),
             hedge_lead_ins,
+            hedge_label_lead_ins: lower(merged.hedge.label_lead_ins.clone()),
             design_origin_verbs: lower(merged.learning.design_origin_verbs.clone()),
             design_gap_faults: lower(merged.learning.design_gap_faults.clone()),
             negators: lower(merged.negation.words).into_iter().map(|w: String| w.replace('\u{2019}', "'")).collect(),
@@ -809,6 +825,7 @@ impl Cues {
                 .map(|c: String| format!("{} ", c.trim()))
                 .collect(),
             repo_flag_commands: lower(merged.testing.repo_flag_commands),
+            repo_flags: lower(merged.testing.repo_flags),
             taking_verbs: longest_first(
                 merged.learning.gapped_verbs.iter().chain(&merged.learning.study_verbs).cloned().collect(),
             ),
@@ -1027,14 +1044,17 @@ impl Cues {
         None
     }
 
-    /// A run's count in parentheses right after the mention ending at `end` (within the
-    /// sentence ending at `s_end`): "Large repos like duckdb (5,309 files) take ~3
-    /// minutes", "the usearch fixture (9,870 symbols)". Counting a repo's files, symbols
-    /// or chunks is what running the tool on it does. A count of things only: not a time
-    /// or a share ("turso (40% slower)", "dojo (3 s)").
+    /// A run's count right after the mention ending at `end` (within the sentence ending
+    /// at `s_end`), in parentheses or after one space: "Large repos like duckdb (5,309
+    /// files) take ~3 minutes", "the usearch fixture (9,870 symbols)", "gemini-cli 1,904
+    /// files, 11,266 functions, 37.9s". Counting a repo's files, symbols or chunks is what
+    /// running the tool on it does. A count of things only: not a time or a share ("turso
+    /// (40% slower)", "dojo (3 s)", "dojo 3s"). Not after a colon: "quickparse: 1,204
+    /// symbols" is an item labelled by its repo, read with its list's lead-in.
     pub fn count_right_after<'t>(&self, text: &'t str, end: usize, s_end: usize) -> Option<&'t str> {
         let rest = text[end..s_end].strip_prefix('`').unwrap_or(&text[end..s_end]);
-        let inner = rest.strip_prefix(" (")?;
+        let bare = || rest.strip_prefix(' ').filter(|count| count.starts_with(|c: char| c.is_ascii_digit()));
+        let inner = rest.strip_prefix(" (").or_else(bare)?;
         let inner = &inner[..inner.floor_char_boundary(inner.len().min(MAX_COUNT_BYTES))];
         let inner = &inner[..inner.find(')').unwrap_or(inner.len())];
         let count = self.counted_result(inner, CueClass::Testing)?;
@@ -1536,10 +1556,28 @@ impl Cues {
         (words <= 4 && self.ending_lead_ins.iter().any(|w| w.eq_ignore_ascii_case(first))).then_some(first)
     }
 
+    /// The label of a lead-in line when all of it is one of `[hedge] label_lead_ins`:
+    /// "### 15:52 - Next", "**Next:**", "Up next:" (markdown, a leading time and a trailing
+    /// colon aside). A word that leads plans only alone: "Next batch run on dojo:" and
+    /// "Later session work" lead what was done.
+    fn plan_label<'t>(&self, line: &'t str) -> Option<&'t str> {
+        let mut label = line.trim().trim_start_matches(['#', '*', '-', '>', ' ']);
+        // A leading time: "15:52 - ", "15:52 ".
+        let time = label.bytes().take_while(|b| b.is_ascii_digit() || *b == b':').count();
+        if time >= 4 && label[..time].contains(':') {
+            label = label[time..].trim_start_matches([' ', '-', '\u{2013}', '\u{2014}']);
+        }
+        let label = label.trim_end().trim_end_matches(['*', ' ']).trim_end_matches(':').trim_end_matches(['*', ' ']);
+        self.hedge_label_lead_ins.iter().any(|w| w.eq_ignore_ascii_case(label)).then_some(label)
+    }
+
     /// The words that make a lead-in line lead a list of plans ("Next steps:", "TODO",
     /// "Ideas"), or of someone else's things ("From the reporter:"): a hedge lead-in word
     /// or a void phrase in it, and what it says.
     pub fn plan_lead_in<'t>(&self, line: &'t str) -> Option<(&'t str, Void)> {
+        if let Some(label) = self.plan_label(line) {
+            return Some((label, Void::Hedge));
+        }
         let bytes = line.as_bytes();
         let word =
             |m: aho_corasick::Match| is_word_boundary(bytes, m.start(), m.end()).then(|| &line[m.start()..m.end()]);
@@ -1681,7 +1719,7 @@ impl Cues {
                     }
                     // The gap is the verb's object: no preposition, no end of a clause.
                     let ends_clause = word.ends_with(['.', ',', ';', ':', '!', '?', ')']) || word.contains('|');
-                    let preposition = PREPOSITIONS.iter().any(|p| p.eq_ignore_ascii_case(word));
+                    let preposition = PREPOSITIONS.iter().chain(&CLAUSE_OPENERS).any(|p| p.eq_ignore_ascii_case(word));
                     // "the design did not come from X" claims nothing (a denied claim), and
                     // "the routing panic came from X" names a fault, not a design.
                     let bare = word.trim_matches(['*', '`', '_']);
@@ -1846,6 +1884,7 @@ fn merged_vocabulary(extra: &[(String, String)]) -> Result<(RawCues, blake3::Has
             into.forward_phrases.extend(from.forward_phrases);
             into.weak_phrases.extend(from.weak_phrases);
             into.repo_flag_commands.extend(from.repo_flag_commands);
+            into.repo_flags.extend(from.repo_flags);
             into.compounds.extend(from.compounds);
             into.strong_compounds.extend(from.strong_compounds);
             into.project_parts.extend(from.project_parts);

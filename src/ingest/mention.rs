@@ -11,8 +11,12 @@
 //! - a node whose id or alias is `owner/name` also goes by its distinctive name part
 //!   (`someorg/vectorlite` is "vectorlite"; a renamed repo's old `owner/name` aliases
 //!   give its old names);
-//! - `--repo X` on a command line is repo context, and a testing cue when the command is
-//!   one of the vocabulary's `repo_flag_commands` (`scrape`, `bench`, …);
+//! - `--repo X` (or another of the vocabulary's `repo_flags`: `--issues X`) on a command
+//!   line is repo context, and a testing cue when the command is one of its
+//!   `repo_flag_commands` (`scrape`, `bench`, …);
+//! - the project's code and manifests name what it uses: a pasted dependency line, a
+//!   `cargo tree` branch, a Cargo.lock entry, a Rust path to a crate's type
+//!   (`turso::Builder`, not for a repo the file tests);
 //! - an *ambiguous* id (an ordinary word in these logs) needs repo context or a cue;
 //! - a line naming many distinct nodes (a bulk list, a stats table) records its
 //!   mentions without cues; a sentence naming several with a learning cue of its own is a
@@ -296,7 +300,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         let flag_cue = repo_flag(text, line_start, start, end, cues).or_else(|| {
             path_ok.then(|| command_on_repo_path(text, &layout, line_start, line_end(line_idx), start, end, cues))?
         });
-        if flag_cue.is_some() || text[line_start..start].trim_end().ends_with("--repo") {
+        if flag_cue.is_some() || flag_before(&text[line_start..start], cues).is_some() {
             repo_context = true;
         }
         // "Credit to [[loro]] holds": a wiki link names the repo by itself, as
@@ -558,6 +562,17 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 // `usearch = "2.17.0"` pasted from Cargo.toml: a declared dependency.
                 cue = Some((CueClass::Using, format!("dependency line `{}{line}`", &text[c.start..c.end])));
                 strong = true;
+                cue_at = c.start;
+            } else if !strong
+                && (!c.ambiguous || c.repo_context)
+                && let Some(path) = rust_type_path(text, c.start, c.end)
+            {
+                // `turso::Builder::new_local(..)`, "no method named `prepare_cached` found for
+                // struct `turso::Connection`": the project's Rust code names a type of the
+                // crate (unless the file tests the repo: see `subjects_own_compounds`).
+                cue = Some((CueClass::Using, format!("{RUST_PATH}`{path}`")));
+                strong = true;
+                bound = true;
                 cue_at = c.start;
             } else if !strong && let Some(entry) = manifest_entry(cues, text, line_start, c.start, c.end) {
                 // `├── scryer-prolog v0.9.4` from `cargo tree`, `package = "opencode-ai"`.
@@ -951,18 +966,45 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
 /// subject, while "the usearch index" in a file that never tests usearch is the project's
 /// index built on it: a compound of `[using] subject_compounds` says nothing of a repo the
 /// same file gives a testing cue, and its mention stays plain (its cue text says why).
+///
+/// So does a Rust path to a type of such a repo ("(also exported as dojo::ModelStorage)" in
+/// a file that scrapes dojo): the subject's own code, not the project's.
 fn subjects_own_compounds(mentions: &mut [FoundMention], cues: &Cues) {
     let tested: HashSet<usize> =
         mentions.iter().filter(|m| m.cue_class == CueClass::Testing && !m.voided).map(|m| m.node).collect();
     for m in mentions.iter_mut() {
         let noun = m.cue.strip_suffix(FEAT_COMMIT).unwrap_or(&m.cue);
-        if m.cue_class == CueClass::Using && m.bound && tested.contains(&m.node) && cues.is_subject_compound(noun) {
+        let subjects_own = cues.is_subject_compound(noun) || noun.starts_with(RUST_PATH);
+        if m.cue_class == CueClass::Using && m.bound && tested.contains(&m.node) && subjects_own {
             m.cue = format!("{} (of a repo this file tests on)", m.cue);
             m.cue_class = CueClass::Plain;
             m.strong_cue = false;
         }
     }
 }
+
+/// How a Rust path's cue begins ([`rust_type_path`]).
+const RUST_PATH: &str = "Rust path ";
+
+/// The Rust path to a type that the mention `[start, end)` begins: the name, `::`, then a
+/// capitalised identifier (`turso::Builder`, `usearch::Index`, `loro::LoroDoc`), the name
+/// not itself inside a path or a word (`crate::adapters::codex::Writer`, `my_turso::X`).
+/// A module path (`dojo::model::spawn`) names no type and is left alone.
+fn rust_type_path(text: &str, start: usize, end: usize) -> Option<&str> {
+    let before = text[..start].chars().next_back();
+    if before.is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | ':' | '.' | '/' | '-')) {
+        return None;
+    }
+    let item = text[end..].strip_prefix("::")?;
+    let len = item.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(item.len());
+    let ident = &item[..len.min(MAX_PATH_ITEM)];
+    let capitalised =
+        ident.starts_with(|c: char| c.is_ascii_uppercase()) && ident.chars().any(|c| c.is_ascii_lowercase());
+    (capitalised && len <= MAX_PATH_ITEM).then(|| &text[start..end + 2 + len])
+}
+
+/// The longest type name a Rust path's cue reads.
+const MAX_PATH_ITEM: usize = 64;
 
 /// What a compound noun's cue says after the noun when a feature commit names it.
 const FEAT_COMMIT: &str = " (in a feat commit)";
@@ -1741,6 +1783,9 @@ fn command_on_repo_path(
 /// How far before a mention a dependency tree's branch or a package key is read, in bytes.
 const MAX_MANIFEST_PREFIX: usize = 48;
 
+/// How many lines above a Cargo.lock entry are read for the lock file's path.
+const MAX_LOCK_BLOCK_LINES: usize = 64;
+
 /// How many characters of a dependency tree's version are shown in its cue.
 const MAX_VERSION_SHOWN: usize = 24;
 
@@ -1749,6 +1794,7 @@ const MAX_VERSION_SHOWN: usize = 24;
 /// - a branch of a dependency tree, `cargo tree` (`├── scryer-prolog v0.9.4`) or `npm ls`
 ///   (`└─┬ @google/gemini-cli@0.11.2`): the branch's drawing only, then the name, then its
 ///   version;
+/// - a Cargo.lock entry: `name = "usearch"` right under `[[package]]` (pasted or in a diff);
 /// - the value of a `package` key: an adapter's `package = "opencode-ai"`, Cargo's rename
 ///   `sql = { package = "libsql", … }`, package.json's `"package": "libsql"`;
 /// - an add command (`cargo add scryer-prolog@0.9`, `[using] add_commands`) and cargo's answer
@@ -1779,6 +1825,20 @@ fn manifest_entry(cues: &Cues, text: &str, line_start: usize, start: usize, end:
         let version: String = rest.chars().take(MAX_VERSION_SHOWN).take_while(|c| !c.is_whitespace()).collect();
         let version = if after.starts_with(' ') { format!(" {version}") } else { version };
         return Some(format!("dependency tree `{}{name}{version}`", before.trim_start()));
+    }
+    // A Cargo.lock entry, pasted or in a diff: `[[package]]` then `name = "usearch"`. Not
+    // a lock file of a repo's checkout (`# ~/.patina/repos/dojo/Scarb.lock` above it in the
+    // block): that lists the repo's dependencies.
+    let mut above = text[..line_start.saturating_sub(1)].rsplit('\n');
+    let previous_line = above.next().unwrap_or("");
+    let in_lock_entry = line_start > 0
+        && previous_line.trim_start_matches(['+', '-', ' ']).trim_end() == "[[package]]"
+        && before.trim_start_matches(['+', '-', ' ']).trim_end() == "name = \""
+        && !above.take(MAX_LOCK_BLOCK_LINES).take_while(|l| !l.trim_start().starts_with("```")).any(|l| {
+            l.split(['/', '\\']).any(|segment| cues.repo_path_segments.iter().any(|s| s.eq_ignore_ascii_case(segment)))
+        });
+    if in_lock_entry {
+        return Some(format!("Cargo.lock entry `name = \"{name}\"`"));
     }
     let key = before.strip_suffix('"')?.trim_end();
     let key = key.strip_suffix(['=', ':'])?.trim_end().trim_end_matches('"');
@@ -2333,14 +2393,7 @@ fn owner_name_reference(
 /// not a testing command); `None` otherwise.
 fn repo_flag(text: &str, line_start: usize, start: usize, end: usize, cues: &Cues) -> Option<String> {
     let before = &text[line_start..start];
-    let trimmed = before.trim_end();
-    let flag_end = if let Some(rest) = trimmed.strip_suffix("--repo") {
-        rest.len()
-    } else if let Some(rest) = before.strip_suffix("--repo=") {
-        rest.len()
-    } else {
-        return None;
-    };
+    let flag_end = flag_before(before, cues)?;
     // The command runs from the last code-span or line start to the flag, and is read at
     // most MAX_COMMAND bytes back (so a line of many `--repo X` stays linear).
     let window = before.floor_char_boundary(flag_end.saturating_sub(MAX_COMMAND));
@@ -2358,6 +2411,27 @@ fn repo_flag(text: &str, line_start: usize, start: usize, end: usize, cues: &Cue
     let cue = format!("{} {}", command.trim(), text[flag_end + line_start..end].trim());
     let cue = cue.trim_start_matches(['-', '*', ' ']).trim().to_string();
     Some(cue)
+}
+
+/// Where the flag of `[testing] repo_flags` that `before` (the line up to a mention) ends
+/// with begins: "`patina scrape --repo `", "--issues=" (the value is the mention).
+fn flag_before(before: &str, cues: &Cues) -> Option<usize> {
+    let trimmed = before.trim_end();
+    cues.repo_flags.iter().find_map(|flag| {
+        let ends_with = |s: &str| {
+            s.len() >= flag.len() && s.as_bytes()[s.len() - flag.len()..].eq_ignore_ascii_case(flag.as_bytes())
+        };
+        let spaced = trimmed.len() < before.len() && ends_with(trimmed);
+        let glued = before.strip_suffix('=').filter(|b| ends_with(b));
+        // The flag is a word of its own: not `--repo-path`, nor the tail of `x--repo`.
+        let flag_start = match (spaced, glued) {
+            (true, _) => trimmed.len() - flag.len(),
+            (false, Some(b)) => b.len() - flag.len(),
+            _ => return None,
+        };
+        let after_word = before[..flag_start].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '-');
+        (!after_word).then_some(flag_start)
+    })
 }
 
 /// "the SvelteKit monorepo (kit)", "repo: kit": a repo word, then the name in parentheses,
@@ -2664,6 +2738,80 @@ mod tests {
     fn cue_of(text: &str, repo: &str) -> (CueClass, String) {
         let (_, class, cue) = check(text).into_iter().find(|(id, ..)| id == repo).expect(repo);
         (class, cue)
+    }
+
+    /// Stop 52, from an ordinary month's logs (set 27): a run's count straight after the
+    /// name, a Rust path to a crate's type, a Cargo.lock entry, the project's path or
+    /// settings of a dependency, a clause opened inside a gapped phrase, a heading that is
+    /// only "Next".
+    #[test]
+    fn counts_rust_paths_lock_entries_settings_and_next_headings() {
+        let testing = |text: &str, repo: &str| cue_of(text, repo).0 == CueClass::Testing;
+        assert!(testing(
+            "- Sanity check on the other TS repo: gemini-cli 1,904 files, 11,266 functions, 37.9s",
+            "gemini-cli"
+        ));
+        assert!(testing("- Python side needed a rescrape first: dust 212 files, 1,431 functions, 5.2s", "dust"));
+        // An item labelled by its repo is read with its lead-in, as before.
+        let item = cue_of("**Testing Results:**\n- dojo: 1,231 files in 0.4 s\n", "dojo");
+        assert_eq!(item.0, CueClass::Testing);
+        assert!(item.1.contains("lead-in \"Testing Results:\""), "{item:?}");
+        // A time or a share is no count of things; nor is a number glued to a word.
+        assert!(!cue_of("Slowest of the lot was dojo 3s behind.", "dojo").1.starts_with("dojo ("));
+        assert!(!cue_of("Then dojo 40% slower than before.", "dojo").1.starts_with("dojo ("));
+
+        let rust = "```rust\nlet db = turso::Builder::new_local(&path).build().await?;\n```\n";
+        assert_eq!(cue_of(rust, "turso"), (CueClass::Using, "Rust path `turso::Builder`".into()));
+        let error = "error[E0599]: no method named `prepare_cached` found for struct `duckdb::Connection`";
+        assert_eq!(cue_of(error, "duckdb"), (CueClass::Using, "Rust path `duckdb::Connection`".into()));
+        // A module path names no type; a name inside another path is not the crate.
+        for text in ["let w = dojo::model::spawn();", "use crate::adapters::codex::Writer;", "dojo::TODO"] {
+            assert!(check(text).iter().all(|(_, class, _)| *class != CueClass::Using), "{text}");
+        }
+        // The type of a repo the file tests is the subject's own.
+        let subject =
+            "- Scraped dojo: 1,231 files, 21,806 symbols\n\n```\n(also exported as dojo::ModelStorage)\n```\n";
+        let found = check(subject);
+        let own = found.iter().find(|(_, _, cue)| cue.contains("ModelStorage")).unwrap();
+        assert_eq!(
+            (own.1, own.2.as_str()),
+            (CueClass::Plain, "Rust path `dojo::ModelStorage` (of a repo this file tests on)")
+        );
+
+        let lock = "```diff\n [[package]]\n name = \"duckdb\"\n-version = \"1.1.0\"\n+version = \"1.2.0\"\n```\n";
+        assert_eq!(cue_of(lock, "duckdb"), (CueClass::Using, "Cargo.lock entry `name = \"duckdb\"`".into()));
+        let checkout = "```diff\n# ~/.patina/repos/dojo/Cargo.lock\n [[package]]\n name = \"duckdb\"\n```\n";
+        assert_eq!(cue_of(checkout, "duckdb").0, CueClass::Plain);
+        assert_eq!(cue_of("name = \"duckdb\"", "duckdb").0, CueClass::Plain);
+
+        // What ran is the project's way through the dependency, not the dependency.
+        let path = "- Re-ran the knn bench on the duckdb path only: p50 0.9 ms, p99 2.0 ms";
+        assert_eq!(cue_of(path, "duckdb"), (CueClass::Using, "path".into()));
+        let settings = "- Re-ran `patina scry --eval` on four repos, same duckdb settings as the 11th:";
+        assert_eq!(cue_of(settings, "duckdb").0, CueClass::Using);
+
+        // A clause opened inside a gapped phrase ends its object.
+        let skipped = "Skipped by the run because they aren't cloned on this laptop: dust, loro.";
+        assert!(check(skipped).iter().all(|(_, class, _)| *class != CueClass::Testing), "{:?}", check(skipped));
+        assert!(testing("Ran the scrape again on dust.", "dust"));
+
+        // A heading that is only "Next" (or "Later") leads plans; one that says more does not.
+        for heading in ["### 15:52 - Next", "**Next:**", "## Later", "### 09:02 – Up next"] {
+            let text = format!("{heading}\n- Rerun the extractor on loro once impl blocks land\n");
+            assert_eq!(cue_of(&text, "loro").0, CueClass::Plain, "{heading}");
+        }
+        assert!(testing("### 10:00 - Next batch run\n- Rerun the extractor on loro: 1,204 files\n", "loro"));
+        assert!(testing("### 10:00 - Extractor\n- Rerun the extractor on loro once impl blocks land\n", "loro"));
+
+        // The issue scrape's flag names the repo it runs on, as `--repo` does; a flag is a
+        // word of its own, and a line of drawing before a name is no flag.
+        assert_eq!(
+            cue_of("First run of `patina scrape --issues openai/codex` died at 5,100", "codex").0,
+            CueClass::Testing
+        );
+        assert_eq!(cue_of("`patina scrape --issues=dojo`", "dojo").0, CueClass::Testing);
+        assert_ne!(cue_of("`patina scrape x--issues dojo`", "dojo").1, "patina scrape x--issues dojo");
+        assert_eq!(check("├── dojo\n├─┬ loro\n├──--issues dojo").len(), 2);
     }
 
     /// A later clause of the sentence that says the cue's act never happened denies the

@@ -37,7 +37,7 @@ use cues::Cues;
 use mention::NodeMatcher;
 
 /// Bump when extraction changes, so cached files are read again.
-const EXTRACTOR_VERSION: &[u8] = b"ingest-v32";
+const EXTRACTOR_VERSION: &[u8] = b"ingest-v33";
 
 const INGEST_FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("ingest_files");
 
@@ -953,6 +953,60 @@ mod tests {
         assert_eq!(seen[5], (true, "exemplar \"c\" (0.72), seconded by line 5"));
         assert_eq!(seen[6], (true, "exemplar \"c\" (0.70), seconded by line 4"));
         assert_eq!(seen[7], (false, "exemplar \"d\" (0.73), alone in its log"));
+    }
+
+    /// The path from the model's decisions to the cues, without the model: the hash
+    /// embedder puts a sentence next to exemplars of the same words, so made-up exemplars
+    /// decide. A resemblance seconded by another line of the file is strong, one alone in
+    /// its log is weak, and a class the file's words never give a repo they give another
+    /// class strongly is left out.
+    #[test]
+    fn exemplar_decisions_reach_the_cues_seconded_alone_or_left_out() {
+        let extra = r#"
+[testing]
+sentences = [
+  "REPO zebra quokka narwhal",
+  "REPO zebra quokka narwhal axolotl",
+  "REPO zebra quokka narwhal okapi",
+  "REPO zebra quokka narwhal tapir",
+  "REPO zebra quokka narwhal pangolin",
+]
+"#;
+        let exemplars = exemplars::Exemplars::load(&[("test".into(), extra.into())]).unwrap();
+        let model = exemplars::ExemplarModel::new(
+            exemplars,
+            "hash",
+            Box::new(|| Ok(Box::new(HashEmbedder) as Box<dyn Embedder>)),
+            None,
+        );
+        let at = |line: u32, node: usize, matched: &str, sentence: &str| {
+            let mut m = mention(sentence.to_string());
+            (m.line, m.node, m.matched) = (line, node, matched.into());
+            m
+        };
+        let mut using = at(7, 2, "loro", "Bumped loro for the release.");
+        (using.cue_class, using.cue, using.strong_cue) = (CueClass::Using, "bumped".into(), true);
+        let mut mentions = vec![
+            at(1, 0, "dojo", "dojo zebra quokka narwhal."),
+            at(3, 0, "dojo", "dojo zebra quokka narwhal axolotl."),
+            at(5, 1, "SDL", "SDL zebra quokka narwhal."),
+            at(6, 2, "loro", "loro zebra quokka narwhal."),
+            using,
+        ];
+        let mut report = IngestReport::default();
+        classify_by_exemplars(&model, "a.md", &mut mentions, &cues::Cues::load(&[]).unwrap(), &mut report);
+        let seen: Vec<(CueClass, bool, &str)> =
+            mentions.iter().map(|m| (m.cue_class, m.strong_cue, m.cue.as_str())).collect();
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+        for (i, second) in [(0, 3), (1, 1)] {
+            assert_eq!((seen[i].0, seen[i].1), (CueClass::Testing, true), "{seen:?}");
+            assert!(seen[i].2.starts_with("exemplar \"REPO zebra quokka narwhal"), "{seen:?}");
+            assert!(seen[i].2.ends_with(&format!(", seconded by line {second}")), "{seen:?}");
+        }
+        assert_eq!((seen[2].0, seen[2].1), (CueClass::Testing, false), "{seen:?}");
+        assert!(seen[2].2.ends_with(", alone in its log"), "{seen:?}");
+        assert_eq!(seen[3], (CueClass::Plain, false, ""), "loro is used strongly in the file: {seen:?}");
+        assert_eq!(report.exemplar_cues, 3);
     }
 
     #[test]
