@@ -1559,8 +1559,9 @@ impl Cues {
     /// The label of a lead-in line when all of it is one of `[hedge] label_lead_ins`:
     /// "### 15:52 - Next", "**Next:**", "Up next:" (markdown, a leading time and a trailing
     /// colon aside). A word that leads plans only alone: "Next batch run on dojo:" and
-    /// "Later session work" lead what was done.
-    fn plan_label<'t>(&self, line: &'t str) -> Option<&'t str> {
+    /// "Later session work" lead what was done. Read for a block's lead-in line only: "**Later:**
+    /// re-ran the scrape on dojo" on one line reports what was done.
+    pub fn plan_label<'t>(&self, line: &'t str) -> Option<&'t str> {
         let mut label = line.trim().trim_start_matches(['#', '*', '-', '>', ' ']);
         // A leading time: "15:52 - ", "15:52 ".
         let time = label.bytes().take_while(|b| b.is_ascii_digit() || *b == b':').count();
@@ -1575,9 +1576,6 @@ impl Cues {
     /// "Ideas"), or of someone else's things ("From the reporter:"): a hedge lead-in word
     /// or a void phrase in it, and what it says.
     pub fn plan_lead_in<'t>(&self, line: &'t str) -> Option<(&'t str, Void)> {
-        if let Some(label) = self.plan_label(line) {
-            return Some((label, Void::Hedge));
-        }
         let bytes = line.as_bytes();
         let word =
             |m: aho_corasick::Match| is_word_boundary(bytes, m.start(), m.end()).then(|| &line[m.start()..m.end()]);

@@ -574,7 +574,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 strong = true;
                 bound = true;
                 cue_at = c.start;
-            } else if !strong && let Some(entry) = manifest_entry(cues, text, line_start, c.start, c.end) {
+            } else if !strong && let Some(entry) = manifest_entry(cues, text, line_start, c.start, c.end, skip_node) {
                 // `├── scryer-prolog v0.9.4` from `cargo tree`, `package = "opencode-ai"`.
                 cue = Some((CueClass::Using, entry));
                 strong = true;
@@ -996,7 +996,7 @@ fn rust_type_path(text: &str, start: usize, end: usize) -> Option<&str> {
         return None;
     }
     let item = text[end..].strip_prefix("::")?;
-    let len = item.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(item.len());
+    let len = item.bytes().take(MAX_PATH_ITEM + 1).take_while(|b| b.is_ascii_alphanumeric() || *b == b'_').count();
     let ident = &item[..len.min(MAX_PATH_ITEM)];
     let capitalised =
         ident.starts_with(|c: char| c.is_ascii_uppercase()) && ident.chars().any(|c| c.is_ascii_lowercase());
@@ -1431,7 +1431,9 @@ fn find_lead_in(
     let label: String = label.trim().chars().take(80).collect();
     let cue = class.map(|(class, words)| (class, format!("{words} (lead-in \"{label}\", line {})", lead + 1)));
     let plan = cues
-        .plan_lead_in(lead_text)
+        .plan_label(lead_text)
+        .map(|words| (words, Void::Hedge))
+        .or_else(|| cues.plan_lead_in(lead_text))
         .map(|(words, void)| format!("{} \"{words}\" (lead-in \"{label}\", line {})", void.verb(), lead + 1));
     let ending =
         cues.ending_lead_in(lead_text).map(|words| format!("{words} (lead-in \"{label}\", line {})", lead + 1));
@@ -1783,8 +1785,19 @@ fn command_on_repo_path(
 /// How far before a mention a dependency tree's branch or a package key is read, in bytes.
 const MAX_MANIFEST_PREFIX: usize = 48;
 
-/// How many lines above a Cargo.lock entry are read for the lock file's path.
-const MAX_LOCK_BLOCK_LINES: usize = 64;
+/// How far above a Cargo.lock entry its block is read for the lock file's path, in bytes.
+const MAX_LOCK_BLOCK_BYTES: usize = 4096;
+
+/// Whether a line's path to a lock file goes through a repo folder into another repo
+/// than `project` (`~/.patina/repos/dojo/Scarb.lock`; not `~/src/patina/Cargo.lock`).
+fn lock_of_a_checkout(line: &str, cues: &Cues, project: Option<&str>) -> bool {
+    let segments: Vec<&str> = line.split(['/', '\\']).collect();
+    segments.windows(2).any(|pair| {
+        cues.repo_path_segments.iter().any(|s| s.eq_ignore_ascii_case(pair[0]))
+            && project.is_none_or(|p| !pair[1].eq_ignore_ascii_case(p))
+            && !pair[1].contains('.')
+    })
+}
 
 /// How many characters of a dependency tree's version are shown in its cue.
 const MAX_VERSION_SHOWN: usize = 24;
@@ -1799,7 +1812,14 @@ const MAX_VERSION_SHOWN: usize = 24;
 ///   `sql = { package = "libsql", … }`, package.json's `"package": "libsql"`;
 /// - an add command (`cargo add scryer-prolog@0.9`, `[using] add_commands`) and cargo's answer
 ///   ("Adding scryer-prolog v0.9.4 to dependencies").
-fn manifest_entry(cues: &Cues, text: &str, line_start: usize, start: usize, end: usize) -> Option<String> {
+fn manifest_entry(
+    cues: &Cues,
+    text: &str,
+    line_start: usize,
+    start: usize,
+    end: usize,
+    project: Option<&str>,
+) -> Option<String> {
     let from = text.floor_char_boundary(start.saturating_sub(MAX_MANIFEST_PREFIX)).max(line_start);
     let before = &text[from..start];
     let after = &text[end..text.ceil_char_boundary((end + 2).min(text.len()))];
@@ -1826,19 +1846,24 @@ fn manifest_entry(cues: &Cues, text: &str, line_start: usize, start: usize, end:
         let version = if after.starts_with(' ') { format!(" {version}") } else { version };
         return Some(format!("dependency tree `{}{name}{version}`", before.trim_start()));
     }
-    // A Cargo.lock entry, pasted or in a diff: `[[package]]` then `name = "usearch"`. Not
-    // a lock file of a repo's checkout (`# ~/.patina/repos/dojo/Scarb.lock` above it in the
-    // block): that lists the repo's dependencies.
-    let mut above = text[..line_start.saturating_sub(1)].rsplit('\n');
-    let previous_line = above.next().unwrap_or("");
-    let in_lock_entry = line_start > 0
-        && previous_line.trim_start_matches(['+', '-', ' ']).trim_end() == "[[package]]"
-        && before.trim_start_matches(['+', '-', ' ']).trim_end() == "name = \""
-        && !above.take(MAX_LOCK_BLOCK_LINES).take_while(|l| !l.trim_start().starts_with("```")).any(|l| {
-            l.split(['/', '\\']).any(|segment| cues.repo_path_segments.iter().any(|s| s.eq_ignore_ascii_case(segment)))
-        });
-    if in_lock_entry {
-        return Some(format!("Cargo.lock entry `name = \"{name}\"`"));
+    // A Cargo.lock entry, pasted or in a diff: `[[package]]` then `name = "usearch"`. The
+    // line opens with `name = "` (so one mention per line gets this far) and the block
+    // above is read within [`MAX_LOCK_BLOCK_BYTES`]. Not a lock file of a repo's checkout
+    // (`# ~/.patina/repos/dojo/Scarb.lock` above it in the block): that lists the repo's
+    // dependencies.
+    if from == line_start && line_start > 0 && before.trim_start_matches(['+', '-', ' ']).trim_end() == "name = \"" {
+        let window = text.floor_char_boundary(line_start.saturating_sub(MAX_LOCK_BLOCK_BYTES));
+        let mut above = text[window..line_start - 1].rsplit('\n');
+        let under_package =
+            above.next().is_some_and(|l| l.trim_start_matches(['+', '-', ' ']).trim_end() == "[[package]]");
+        let checkout = || {
+            above
+                .take_while(|l| !l.trim_start().starts_with("```"))
+                .any(|l| l.contains(".lock") && lock_of_a_checkout(l, cues, project))
+        };
+        if under_package && !checkout() {
+            return Some(format!("Cargo.lock entry `name = \"{name}\"`"));
+        }
     }
     let key = before.strip_suffix('"')?.trim_end();
     let key = key.strip_suffix(['=', ':'])?.trim_end().trim_end_matches('"');
@@ -2783,6 +2808,9 @@ mod tests {
         let checkout = "```diff\n# ~/.patina/repos/dojo/Cargo.lock\n [[package]]\n name = \"duckdb\"\n```\n";
         assert_eq!(cue_of(checkout, "duckdb").0, CueClass::Plain);
         assert_eq!(cue_of("name = \"duckdb\"", "duckdb").0, CueClass::Plain);
+        // The project's own lock, and a diff of its own source above it, are the project's.
+        let own = "```diff\n# ~/src/patina/Cargo.lock\n+++ b/src/store/mod.rs\n [[package]]\n name = \"duckdb\"\n```\n";
+        assert_eq!(cue_of(own, "duckdb").0, CueClass::Using);
 
         // What ran is the project's way through the dependency, not the dependency.
         let path = "- Re-ran the knn bench on the duckdb path only: p50 0.9 ms, p99 2.0 ms";
@@ -2802,16 +2830,17 @@ mod tests {
         }
         assert!(testing("### 10:00 - Next batch run\n- Rerun the extractor on loro: 1,204 files\n", "loro"));
         assert!(testing("### 10:00 - Extractor\n- Rerun the extractor on loro once impl blocks land\n", "loro"));
+        assert!(testing("**Later:** re-ran the extractor on loro, 1,204 files", "loro"));
 
         // The issue scrape's flag names the repo it runs on, as `--repo` does; a flag is a
-        // word of its own, and a line of drawing before a name is no flag.
+        // word of its own; a line that draws a tree (`├──`, multi-byte) is read whole.
         assert_eq!(
             cue_of("First run of `patina scrape --issues openai/codex` died at 5,100", "codex").0,
             CueClass::Testing
         );
         assert_eq!(cue_of("`patina scrape --issues=dojo`", "dojo").0, CueClass::Testing);
-        assert_ne!(cue_of("`patina scrape x--issues dojo`", "dojo").1, "patina scrape x--issues dojo");
-        assert_eq!(check("├── dojo\n├─┬ loro\n├──--issues dojo").len(), 2);
+        assert!(!cue_of("`patina scrape x--issues dojo`", "dojo").1.contains("--issues"));
+        assert_eq!(check("├── dojo\n├─┬ loro\n").len(), 1, "loro needs context");
     }
 
     /// A later clause of the sentence that says the cue's act never happened denies the
