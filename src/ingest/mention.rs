@@ -300,7 +300,9 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         let flag_cue = repo_flag(text, line_start, start, end, cues).or_else(|| {
             path_ok.then(|| command_on_repo_path(text, &layout, line_start, line_end(line_idx), start, end, cues))?
         });
-        if flag_cue.is_some() || flag_before(&text[line_start..start], cues).is_some() {
+        // A repo flag's value is repo context whatever the command (`repo_flag` answers
+        // `Some("")` for a command that tests nothing).
+        if flag_cue.is_some() {
             repo_context = true;
         }
         // "Credit to [[loro]] holds": a wiki link names the repo by itself, as
@@ -1791,11 +1793,11 @@ const MAX_LOCK_BLOCK_BYTES: usize = 4096;
 /// Whether a line's path to a lock file goes through a repo folder into another repo
 /// than `project` (`~/.patina/repos/dojo/Scarb.lock`; not `~/src/patina/Cargo.lock`).
 fn lock_of_a_checkout(line: &str, cues: &Cues, project: Option<&str>) -> bool {
-    let segments: Vec<&str> = line.split(['/', '\\']).collect();
-    segments.windows(2).any(|pair| {
-        cues.repo_path_segments.iter().any(|s| s.eq_ignore_ascii_case(pair[0]))
-            && project.is_none_or(|p| !pair[1].eq_ignore_ascii_case(p))
-            && !pair[1].contains('.')
+    let segments = line.split(['/', '\\']);
+    segments.clone().zip(segments.skip(1)).any(|(folder, repo)| {
+        cues.repo_path_segments.iter().any(|s| s.eq_ignore_ascii_case(folder))
+            && project.is_none_or(|p| !repo.eq_ignore_ascii_case(p))
+            && !repo.contains('.')
     })
 }
 
