@@ -1447,7 +1447,12 @@ struct WholeSetLabel {
 /// brief): set 27 had its figures read once before any choice (each log alone 0.76 / 0.74,
 /// whole 0.86 / 0.86), then became a fit set; set 28 is held out, read once after the
 /// stop-52 choices (each log alone 0.88 / 0.73, whole 1.00 / 0.89; the stop-51 rules gave
-/// 0.88 / 0.70 and 1.00 / 0.89). Sets 6
+/// 0.88 / 0.70 and 1.00 / 0.89). `eval/precision-traps-29` and `-30` (stop 53: June and
+/// July 2028, the same brief, half the logs opening with YAML front matter, relations
+/// shown once in the middle of other work): set 29 was read once before any choice (each
+/// log alone 0.83 / 0.79, whole 0.79 / 0.88), then became a fit set; set 30 is held out
+/// (the stop-52 rules read it 0.87 / 0.94 and 0.87 / 0.95; the stop-53 rules 0.82 / 0.94
+/// and 0.87 / 0.95). Sets 6
 /// on also carry whole-set labels (what holds after the last log, what a
 /// later log ended). The whole-set table's last column counts the labelled removals and
 /// retractions (a log and a repo) whose log holds an ending mention of the repo (stop 43).
@@ -1487,6 +1492,8 @@ fn precision_traps_table() {
         ("eval/precision-traps-26", true),
         ("eval/precision-traps-27", false),
         ("eval/precision-traps-28", true),
+        ("eval/precision-traps-29", false),
+        ("eval/precision-traps-30", true),
     ];
     for (set, held_out) in sets {
         let (row, misses, sessions) = precision_trap_scores(&root().join(set), model.as_deref());
@@ -1764,6 +1771,25 @@ fn counts_rust_paths_lock_entries_and_plan_headings_on_blind_logs() {
         assert!(!skipped.iter().any(|e| e.2 == repo), "{repo} was skipped by the run: {skipped:?}");
     }
     assert!(has(&skipped, "patina", "TESTS_WITH", "codex"), "a results table's row: {skipped:?}");
+}
+
+/// An ordinary month's run output, on the blind logs of `eval/precision-traps-29` (each
+/// derived alone, stop 53): a retrieval score right after the repo ("[1/1] SDL  queries ✓
+/// q r@5 0.65", "livestore rerun after #228: r@10 0.73 → 0.87"), a Rust use list (`use
+/// usearch::{Index, …}`), and "Analysed livestore misses", which read the project's run,
+/// not livestore's design.
+#[test]
+fn retrieval_scores_use_lists_and_studied_misses_on_blind_logs() {
+    let derived = |session: &str| trap_log_edges("eval/precision-traps-29", session);
+    let quantized = derived("20280619-063300.md");
+    assert!(has(&quantized, "patina", "TESTS_WITH", "SDL"), "`[1/1] SDL  queries ✓   q r@5 0.65`: {quantized:?}");
+    let rerun = derived("20280624-082659.md");
+    assert!(has(&rerun, "patina", "TESTS_WITH", "livestore"), "`livestore rerun … r@10 0.73 → 0.87`: {rerun:?}");
+    let wiring = derived("20280601-071412.md");
+    assert!(has(&wiring, "patina", "USES", "USearch"), "`use usearch::{{Index, …}};`: {wiring:?}");
+    let misses = derived("20280612-070402.md");
+    assert!(has(&misses, "patina", "TESTS_WITH", "livestore"), "{misses:?}");
+    assert!(!has(&misses, "patina", "LEARNS_FROM", "livestore"), "\"Analysed livestore misses\": {misses:?}");
 }
 
 /// The patina USES / LEARNS_FROM / TESTS_WITH edges of one blind trap log derived alone

@@ -88,6 +88,9 @@ struct RawClass {
     /// Nouns after a studied repo that say what was read was said about it, not its design.
     #[serde(default)]
     hearsay_nouns: Vec<String>,
+    /// Nouns after a studied repo that say what was read is the project's run on it.
+    #[serde(default)]
+    result_nouns: Vec<String>,
     /// Verbs of a part of the project staying on the repo right after them.
     #[serde(default)]
     state_verbs: Vec<String>,
@@ -98,6 +101,9 @@ struct RawClass {
     state_completions: Vec<String>,
     #[serde(default)]
     result_units: Vec<String>,
+    /// Names of retrieval scores: one with its value right after a repo is a run's result.
+    #[serde(default)]
+    result_metrics: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -353,6 +359,9 @@ pub struct Cues {
     /// Lower-cased nouns after a studied repo that make what was read hearsay about it
     /// (`[learning] hearsay_nouns`: "reading usearch issues", "reading PAI write-ups").
     hearsay_nouns: Vec<String>,
+    /// Lower-cased nouns after a studied repo that make what was read the project's run
+    /// on it (`[learning] result_nouns`: "Analysed livestore misses").
+    result_nouns: Vec<String>,
     /// Lower-cased verbs of staying (`[using] state_verbs`), longest first: right before
     /// the repo, an article at most between, the project's part stays on it ("The vector
     /// files stay in usearch", "the code index stays on usearch + rusqlite").
@@ -386,6 +395,9 @@ pub struct Cues {
     /// Lower-cased units of a counted result ("454 symbols", "27s", "13%"), by class: a
     /// weak phrase of the class in a sentence reporting one is strong (`result_units`).
     pub result_units: Vec<(String, CueClass)>,
+    /// Lower-cased names of retrieval scores (`[testing] result_metrics`: "r@", "mrr"):
+    /// one with its value right after a mention is a run's result on the repo.
+    result_metrics: Vec<String>,
     pub repo_words: Vec<String>,
     /// Lower-cased words of searching (`[context] query_words`): a quoted string after
     /// one is a query's text, and its phrases are no cue.
@@ -459,6 +471,9 @@ const PASS_FAIL_MARKS: [char; 6] = ['\u{2705}', '\u{274c}', '\u{2713}', '\u{2717
 
 /// How far into a parenthesis after a mention its count is read, in bytes.
 const MAX_COUNT_BYTES: usize = 32;
+
+/// How far after a mention a run's retrieval score is read ([`Cues::metric_right_after`]).
+const MAX_METRIC_BYTES: usize = 48;
 
 /// How far around a cue phrase the quotes of a query are looked for, in bytes.
 const MAX_QUERY_BYTES: usize = 160;
@@ -833,6 +848,7 @@ impl Cues {
             origin_verbs: lower(merged.learning.gapped_verbs.clone()),
             acquire_verbs: longest_first(merged.learning.acquire_verbs.clone()),
             hearsay_nouns: lower(merged.learning.hearsay_nouns.clone()),
+            result_nouns: lower(merged.learning.result_nouns.clone()),
             state_verbs: longest_first(merged.using.state_verbs.clone()),
             subject_state_verbs: longest_first(merged.using.subject_state_verbs.clone()),
             state_completions: longest_first(merged.using.state_completions.clone()),
@@ -849,6 +865,7 @@ impl Cues {
             owner_words: merged.hedge.owner_words.clone(),
             owners,
             result_units,
+            result_metrics: lower(merged.testing.result_metrics.clone()),
             repo_words: lower(merged.context.repo_words),
             query_words: lower(merged.context.query_words),
             repo_columns: lower(merged.lead_in.repo_columns),
@@ -1328,7 +1345,43 @@ impl Cues {
         let word = &rest[..rest.find(|c: char| !(c.is_alphanumeric() || c == '-' || c == '.')).unwrap_or(rest.len())];
         let word = word.trim_end_matches('.');
         let figure = word.starts_with(|c: char| c.is_ascii_digit());
-        (figure || self.hearsay_nouns.iter().any(|n| n.eq_ignore_ascii_case(word))).then_some(word)
+        let said_or_run = self.hearsay_nouns.iter().chain(&self.result_nouns).any(|n| n.eq_ignore_ascii_case(word));
+        (figure || said_or_run).then_some(word)
+    }
+
+    /// A run's retrieval score right after the mention ending at `end`, within the
+    /// sentence ending at `s_end` and [`MAX_METRIC_BYTES`]: a `[testing] result_metrics`
+    /// name starting a word, then its value ("[1/1] SDL  queries ✓   q r@5 0.65", "dojo
+    /// torii-indexer MRR 0.41 → 0.58", "livestore rerun after #228: r@10 0.73 → 0.87").
+    /// A name ending in '@' takes its cut-off first (`r@10`); a ':' or '=' and spaces may
+    /// stand before the value. The score as written.
+    pub fn metric_right_after<'t>(&self, text: &'t str, end: usize, s_end: usize) -> Option<&'t str> {
+        let window = &text[end..text.floor_char_boundary((end + MAX_METRIC_BYTES).min(s_end))];
+        let bytes = window.as_bytes();
+        (0..bytes.len()).filter(|&i| i == 0 || !bytes[i - 1].is_ascii_alphanumeric()).find_map(|at| {
+            let rest = &bytes[at..];
+            let name = self
+                .result_metrics
+                .iter()
+                .find(|m| rest.len() >= m.len() && rest[..m.len()].eq_ignore_ascii_case(m.as_bytes()))?;
+            let mut i = at + name.len();
+            if name.ends_with('@') {
+                let cut = bytes[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+                if cut == 0 {
+                    return None;
+                }
+                i += cut;
+            } else if bytes.get(i).is_some_and(|b| b.is_ascii_alphanumeric()) {
+                // "mrrx" is another word.
+                return None;
+            }
+            i += bytes[i..].iter().take(3).take_while(|b| matches!(b, b' ' | b':' | b'=')).count();
+            let value = bytes[i..].iter().take_while(|b| b.is_ascii_digit() || **b == b'.').count();
+            // A sentence's full stop is not the value's: "R@10 0.64.".
+            let value = value - bytes[i..i + value].iter().rev().take_while(|b| **b == b'.').count();
+            let digits = bytes[i..i + value].iter().any(u8::is_ascii_digit);
+            (digits && value > 0).then(|| &window[at..i + value])
+        })
     }
 
     /// Whether "own" follows the repo's possessive at `end`: a study of it read a test
@@ -1898,10 +1951,12 @@ fn merged_vocabulary(extra: &[(String, String)]) -> Result<(RawCues, blake3::Has
             into.design_gap_faults.extend(from.design_gap_faults);
             into.acquire_verbs.extend(from.acquire_verbs);
             into.hearsay_nouns.extend(from.hearsay_nouns);
+            into.result_nouns.extend(from.result_nouns);
             into.state_verbs.extend(from.state_verbs);
             into.subject_state_verbs.extend(from.subject_state_verbs);
             into.state_completions.extend(from.state_completions);
             into.result_units.extend(from.result_units);
+            into.result_metrics.extend(from.result_metrics);
         }
         merged.lead_in.testing.extend(raw.lead_in.testing);
         merged.lead_in.learning.extend(raw.lead_in.learning);

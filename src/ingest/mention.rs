@@ -450,6 +450,15 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                     Some(hit) if hit.points_forward && hit.end <= c.start && used_as_noun(text, s_start, &hit) => {
                         (None, false)
                     }
+                    // "Analysed livestore misses": what a phrase of study read is what was
+                    // said of the repo or the project's run on it, not its design.
+                    Some(hit)
+                        if hit.class == CueClass::Learning
+                            && hit.end <= c.start
+                            && cues.not_its_design_after(text, c.end).is_some() =>
+                    {
+                        (None, false)
+                    }
                     // "Ported src/stats/db.rs from the duckdb Appender API to turso's
                     // connection": a move from one repo to another learns from neither.
                     Some(hit) if hit.class == CueClass::Learning && moved_between_repos(text, line, c, &hit, s_end) => {
@@ -726,6 +735,23 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 inherited = true;
                 cue_at = c.start;
             }
+            // "[1/1] SDL  queries ✓   q r@5 0.65": a retrieval score right after the repo
+            // is a run's result on it. Not over a strong cue, a cue of study, a weak use
+            // phrase ("search via usearch: recall@10 0.97"), nor a part of the project
+            // named after the repo ("the turso store: recall@10 0.95" measured the project).
+            if !strong
+                && cue.as_ref().is_none_or(|(class, words)| match class {
+                    CueClass::Testing => true,
+                    CueClass::Using => bound && !cues.is_project_part(words),
+                    _ => false,
+                })
+                && let Some(metric) = cues.metric_right_after(text, c.end, s_end)
+            {
+                cue = Some((CueClass::Testing, format!("{} ({metric})", &text[c.start..c.end])));
+                strong = true;
+                bound = false;
+                cue_at = c.start;
+            }
             if !strong
                 && let Some((class, words)) = &cue
                 && let Some(result) = results
@@ -990,19 +1016,22 @@ const RUST_PATH: &str = "Rust path ";
 
 /// The Rust path to a type that the mention `[start, end)` begins: the name, `::`, then a
 /// capitalised identifier (`turso::Builder`, `usearch::Index`, `loro::LoroDoc`), the name
-/// not itself inside a path or a word (`crate::adapters::codex::Writer`, `my_turso::X`).
-/// A module path (`dojo::model::spawn`) names no type and is left alone.
+/// not itself inside a path or a word (`crate::adapters::codex::Writer`, `my_turso::X`);
+/// or a use list that opens with one (`use usearch::{Index, MetricKind};`). A module path (`dojo::model::spawn`) names no type and is left alone.
 fn rust_type_path(text: &str, start: usize, end: usize) -> Option<&str> {
     let before = text[..start].chars().next_back();
     if before.is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | ':' | '.' | '/' | '-')) {
         return None;
     }
     let item = text[end..].strip_prefix("::")?;
+    // A use list's first item: `use usearch::{Index, IndexOptions};`.
+    let item = item.strip_prefix('{').map_or(item, str::trim_start);
+    let at = text.len() - item.len();
     let len = item.bytes().take(MAX_PATH_ITEM + 1).take_while(|b| b.is_ascii_alphanumeric() || *b == b'_').count();
     let ident = &item[..len.min(MAX_PATH_ITEM)];
     let capitalised =
         ident.starts_with(|c: char| c.is_ascii_uppercase()) && ident.chars().any(|c| c.is_ascii_lowercase());
-    (capitalised && len <= MAX_PATH_ITEM).then(|| &text[start..end + 2 + len])
+    (capitalised && len <= MAX_PATH_ITEM).then(|| &text[start..at + len])
 }
 
 /// The longest type name a Rust path's cue reads.
@@ -2843,6 +2872,44 @@ mod tests {
         assert_eq!(cue_of("`patina scrape --issues=dojo`", "dojo").0, CueClass::Testing);
         assert!(!cue_of("`patina scrape x--issues dojo`", "dojo").1.contains("--issues"));
         assert_eq!(check("├── dojo\n├─┬ loro\n").len(), 1, "loro needs context");
+    }
+
+    #[test]
+    fn retrieval_scores_use_lists_and_studied_runs() {
+        // A retrieval score right after the repo is a run's result on it.
+        let output =
+            "```\n$ patina eval run --only queries\n[1/1] SDL  queries \u{2713}   q r@5 0.65  q r@10 0.77\n```\n";
+        assert_eq!(cue_of(output, "SDL"), (CueClass::Testing, "SDL (r@5 0.65)".into()));
+        assert_eq!(
+            cue_of("- dojo torii-indexer MRR 0.41 \u{2192} 0.58", "dojo"),
+            (CueClass::Testing, "dojo (MRR 0.41)".into())
+        );
+        let rerun = cue_of("- re-ran dojo, hybrid R@10 0.64.", "dojo");
+        assert_eq!(rerun, (CueClass::Testing, "dojo (R@10 0.64)".into()), "the full stop is not the value's");
+        // No score: a name without its value, a cut-off without a value, another word.
+        for text in ["- SDL recall@10 was not measured", "- SDL r@ 0.65", "- SDL mrrx 0.4", "- SDL r@10 n/a"] {
+            assert!(!cue_of(text, "SDL").1.starts_with("SDL ("), "{text}");
+        }
+        // Too far from the repo, or past a part of the project named after it.
+        let far = "- dojo was reindexed overnight after the cron job moved, and then r@10 0.8";
+        assert!(!cue_of(far, "dojo").1.starts_with("dojo ("), "{far}");
+        let part = "- Re-ran the knn bench on the duckdb path: recall@10 0.97";
+        assert_eq!(cue_of(part, "duckdb").0, CueClass::Using);
+        // A weak use phrase says the project measured itself.
+        assert_ne!(cue_of("- vector search via duckdb: recall@10 0.97", "duckdb").0, CueClass::Testing);
+
+        // A Rust use list that opens with a type of the crate.
+        let uses = "```rust\nuse duckdb::{Connection, Appender, params};\n```\n";
+        assert_eq!(cue_of(uses, "duckdb"), (CueClass::Using, "Rust path `duckdb::{Connection`".into()));
+        let spaced = "```rust\nuse turso::{ Builder, Connection };\n```\n";
+        assert_eq!(cue_of(spaced, "turso"), (CueClass::Using, "Rust path `turso::{ Builder`".into()));
+        assert_ne!(cue_of("use dojo::{model, world};", "dojo").0, CueClass::Using, "modules name no type");
+
+        // A phrase of study that read the project's run on the repo learns nothing from it.
+        let misses = cue_of("- Analysed SDL misses: 3 of 4 caused by `examples/` down-weighting", "SDL");
+        assert_ne!(misses.0, CueClass::Learning, "{misses:?}");
+        assert_ne!(cue_of("- Studied the duckdb issues about f16", "duckdb").0, CueClass::Learning);
+        assert_eq!(cue_of("- Analysed SDL's event loop design", "SDL").0, CueClass::Learning);
     }
 
     /// A later clause of the sentence that says the cue's act never happened denies the
