@@ -475,6 +475,10 @@ const MAX_COUNT_BYTES: usize = 32;
 /// How far after a mention a run's retrieval score is read ([`Cues::metric_right_after`]).
 const MAX_METRIC_BYTES: usize = 48;
 
+/// How many bytes of ':', '=' and spaces a retrieval score's name and value may have
+/// between them ("r@10: 0.77", "MRR    0.61").
+const MAX_METRIC_GAP: usize = 6;
+
 /// How far around a cue phrase the quotes of a query are looked for, in bytes.
 const MAX_QUERY_BYTES: usize = 160;
 
@@ -865,7 +869,7 @@ impl Cues {
             owner_words: merged.hedge.owner_words.clone(),
             owners,
             result_units,
-            result_metrics: lower(merged.testing.result_metrics.clone()),
+            result_metrics: longest_first(merged.testing.result_metrics.clone()),
             repo_words: lower(merged.context.repo_words),
             query_words: lower(merged.context.query_words),
             repo_columns: lower(merged.lead_in.repo_columns),
@@ -1338,6 +1342,9 @@ impl Cues {
     /// the word right after it (past a possessive) is a hearsay noun ("reading usearch
     /// issues", "reading PAI write-ups") or a figure ("Dug into kit's 0.41": a run's
     /// result). That word, as written.
+    ///
+    /// Also a result of the project's run on the repo (`[learning] result_nouns`:
+    /// "Analysed livestore misses").
     pub fn not_its_design_after<'t>(&self, text: &'t str, end: usize) -> Option<&'t str> {
         let rest = &text[end..text.floor_char_boundary((end + MAX_NEGATION_BYTES).min(text.len()))];
         let rest = rest.strip_prefix("'s").or_else(|| rest.strip_prefix("\u{2019}s")).unwrap_or(rest);
@@ -1345,25 +1352,40 @@ impl Cues {
         let word = &rest[..rest.find(|c: char| !(c.is_alphanumeric() || c == '-' || c == '.')).unwrap_or(rest.len())];
         let word = word.trim_end_matches('.');
         let figure = word.starts_with(|c: char| c.is_ascii_digit());
-        let said_or_run = self.hearsay_nouns.iter().chain(&self.result_nouns).any(|n| n.eq_ignore_ascii_case(word));
-        (figure || said_or_run).then_some(word)
+        (figure || self.said_or_run(word)).then_some(word)
+    }
+
+    /// The word right after the repo ending at `end` (past a possessive), when it says
+    /// what was read is talk about the repo or the project's run on it: a
+    /// [`Cues::not_its_design_after`] that is not a figure ("Analysed livestore misses",
+    /// not "inspired by SDL 3's GPU API", where the figure is a version).
+    pub fn said_or_run_after<'t>(&self, text: &'t str, end: usize) -> Option<&'t str> {
+        self.not_its_design_after(text, end).filter(|word| self.said_or_run(word))
+    }
+
+    fn said_or_run(&self, word: &str) -> bool {
+        self.hearsay_nouns.iter().chain(&self.result_nouns).any(|n| n.eq_ignore_ascii_case(word))
     }
 
     /// A run's retrieval score right after the mention ending at `end`, within the
     /// sentence ending at `s_end` and [`MAX_METRIC_BYTES`]: a `[testing] result_metrics`
     /// name starting a word, then its value ("[1/1] SDL  queries ✓   q r@5 0.65", "dojo
     /// torii-indexer MRR 0.41 → 0.58", "livestore rerun after #228: r@10 0.73 → 0.87").
-    /// A name ending in '@' takes its cut-off first (`r@10`); a ':' or '=' and spaces may
-    /// stand before the value. The score as written.
+    /// Names are tried longest first (`mrr@` before `mrr`). A name ending in '@' takes its
+    /// cut-off first (`r@10`); at most [`MAX_METRIC_GAP`] bytes of ':', '=' and spaces may
+    /// stand before the value. The score as written (cut at the window's end).
     pub fn metric_right_after<'t>(&self, text: &'t str, end: usize, s_end: usize) -> Option<&'t str> {
         let window = &text[end..text.floor_char_boundary((end + MAX_METRIC_BYTES).min(s_end))];
         let bytes = window.as_bytes();
-        (0..bytes.len()).filter(|&i| i == 0 || !bytes[i - 1].is_ascii_alphanumeric()).find_map(|at| {
+        let starts = (0..bytes.len()).filter(|&i| i == 0 || !bytes[i - 1].is_ascii_alphanumeric());
+        let named = |at: usize| {
             let rest = &bytes[at..];
-            let name = self
-                .result_metrics
+            self.result_metrics
                 .iter()
-                .find(|m| rest.len() >= m.len() && rest[..m.len()].eq_ignore_ascii_case(m.as_bytes()))?;
+                .filter(move |m| rest.len() >= m.len() && rest[..m.len()].eq_ignore_ascii_case(m.as_bytes()))
+                .map(move |m| (at, m))
+        };
+        starts.flat_map(named).find_map(|(at, name)| {
             let mut i = at + name.len();
             if name.ends_with('@') {
                 let cut = bytes[i..].iter().take_while(|b| b.is_ascii_digit()).count();
@@ -1375,7 +1397,7 @@ impl Cues {
                 // "mrrx" is another word.
                 return None;
             }
-            i += bytes[i..].iter().take(3).take_while(|b| matches!(b, b' ' | b':' | b'=')).count();
+            i += bytes[i..].iter().take(MAX_METRIC_GAP).take_while(|b| matches!(b, b' ' | b':' | b'=')).count();
             let value = bytes[i..].iter().take_while(|b| b.is_ascii_digit() || **b == b'.').count();
             // A sentence's full stop is not the value's: "R@10 0.64.".
             let value = value - bytes[i..i + value].iter().rev().take_while(|b| **b == b'.').count();

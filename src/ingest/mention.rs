@@ -450,12 +450,13 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                     Some(hit) if hit.points_forward && hit.end <= c.start && used_as_noun(text, s_start, &hit) => {
                         (None, false)
                     }
-                    // "Analysed livestore misses": what a phrase of study read is what was
-                    // said of the repo or the project's run on it, not its design.
+                    // "Analysed livestore misses": what a learning phrase read is what was
+                    // said of the repo or the project's run on it, not its design (a
+                    // figure after it is a version: "inspired by SDL 3's GPU API").
                     Some(hit)
                         if hit.class == CueClass::Learning
                             && hit.end <= c.start
-                            && cues.not_its_design_after(text, c.end).is_some() =>
+                            && cues.said_or_run_after(text, c.end).is_some() =>
                     {
                         (None, false)
                     }
@@ -742,10 +743,12 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             if !strong
                 && cue.as_ref().is_none_or(|(class, words)| match class {
                     CueClass::Testing => true,
-                    CueClass::Using => bound && !cues.is_project_part(words),
+                    CueClass::Using => bound && !cues.is_project_part(words.strip_suffix(FEAT_COMMIT).unwrap_or(words)),
                     _ => false,
                 })
-                && let Some(metric) = cues.metric_right_after(text, c.end, s_end)
+                // The score is the nearest name's before it: "livestore ✗  cortex r@5 0.61"
+                // scored cortex.
+                && let Some(metric) = cues.metric_right_after(text, c.end, s_end.min(next_other_repo(line, c, line_stop)))
             {
                 cue = Some((CueClass::Testing, format!("{} ({metric})", &text[c.start..c.end])));
                 strong = true;
@@ -1017,21 +1020,30 @@ const RUST_PATH: &str = "Rust path ";
 /// The Rust path to a type that the mention `[start, end)` begins: the name, `::`, then a
 /// capitalised identifier (`turso::Builder`, `usearch::Index`, `loro::LoroDoc`), the name
 /// not itself inside a path or a word (`crate::adapters::codex::Writer`, `my_turso::X`);
-/// or a use list that opens with one (`use usearch::{Index, MetricKind};`). A module path (`dojo::model::spawn`) names no type and is left alone.
-fn rust_type_path(text: &str, start: usize, end: usize) -> Option<&str> {
+/// or a use list that opens with one (`use usearch::{Index, MetricKind};`, its first
+/// item within [`MAX_PATH_ITEM`] bytes of blanks, on the next line too). A module path
+/// (`dojo::model::spawn`) names no type and is left alone. The path as the cue shows it.
+fn rust_type_path(text: &str, start: usize, end: usize) -> Option<String> {
     let before = text[..start].chars().next_back();
     if before.is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | ':' | '.' | '/' | '-')) {
         return None;
     }
     let item = text[end..].strip_prefix("::")?;
-    // A use list's first item: `use usearch::{Index, IndexOptions};`.
-    let item = item.strip_prefix('{').map_or(item, str::trim_start);
-    let at = text.len() - item.len();
+    // A use list's first item, on its line or the next: `use usearch::{Index, …};`.
+    let list = item.strip_prefix('{').map(|list| {
+        let blank = list.bytes().take(MAX_PATH_ITEM).take_while(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')).count();
+        &list[blank..]
+    });
+    let item = list.unwrap_or(item);
     let len = item.bytes().take(MAX_PATH_ITEM + 1).take_while(|b| b.is_ascii_alphanumeric() || *b == b'_').count();
     let ident = &item[..len.min(MAX_PATH_ITEM)];
     let capitalised =
         ident.starts_with(|c: char| c.is_ascii_uppercase()) && ident.chars().any(|c| c.is_ascii_lowercase());
-    (capitalised && len <= MAX_PATH_ITEM).then(|| &text[start..at + len])
+    let name = &text[start..end];
+    (capitalised && len <= MAX_PATH_ITEM).then(|| match list {
+        Some(_) => format!("{name}::{{{ident}"),
+        None => format!("{name}::{ident}"),
+    })
 }
 
 /// The longest type name a Rust path's cue reads.
@@ -2574,12 +2586,12 @@ fn add_breaks_before_names(
     }
 }
 
-/// The clause separators of a line, in order: where each ';', " - ", " — ", " – " or
-/// ", but " starts. A hedge speaks for its clause: "Tested on dojo; SDL might be next".
+/// The clause separators of a line, in order: where each ';', " - ", " — ", " – ", ", but "
+/// or " and it ", " and it's ", " and they " (a clause with its own subject) starts. A hedge speaks for its clause: "Tested on dojo; SDL might be next".
 fn clause_breaks(text: &str, line_start: usize, line_stop: usize) -> Vec<usize> {
     let line = &text[line_start..line_stop];
     let mut breaks: Vec<usize> = Vec::new();
-    for separator in [";", " - ", " \u{2014} ", " \u{2013} ", ", but "] {
+    for separator in [";", " - ", " \u{2014} ", " \u{2013} ", ", but ", " and it ", " and it's ", " and they "] {
         breaks.extend(line.match_indices(separator).map(|(i, _)| line_start + i));
     }
     breaks.sort_unstable();
@@ -2902,14 +2914,28 @@ mod tests {
         let uses = "```rust\nuse duckdb::{Connection, Appender, params};\n```\n";
         assert_eq!(cue_of(uses, "duckdb"), (CueClass::Using, "Rust path `duckdb::{Connection`".into()));
         let spaced = "```rust\nuse turso::{ Builder, Connection };\n```\n";
-        assert_eq!(cue_of(spaced, "turso"), (CueClass::Using, "Rust path `turso::{ Builder`".into()));
+        assert_eq!(cue_of(spaced, "turso"), (CueClass::Using, "Rust path `turso::{Builder`".into()));
         assert_ne!(cue_of("use dojo::{model, world};", "dojo").0, CueClass::Using, "modules name no type");
+
+        // "mrr@" is tried before "mrr"; a score belongs to the nearest name before it.
+        assert_eq!(cue_of("- dojo MRR@10 0.41", "dojo"), (CueClass::Testing, "dojo (MRR@10 0.41)".into()));
+        let two = "```\n[1/2] dojo      scrape \u{2717}\n[2/2] SDL  r@5 0.61\n```\n";
+        assert!(!cue_of(two, "dojo").1.starts_with("dojo ("), "{two}");
+        let next = "- dojo \u{2717}  SDL r@5 0.61";
+        assert!(!cue_of(next, "dojo").1.starts_with("dojo ("), "{next}");
+        assert_eq!(cue_of(next, "SDL").1, "SDL (r@5 0.61)");
+        // A use list over lines, rustfmt's way.
+        let multi = "```rust\nuse duckdb::{\n    Connection,\n    Appender,\n};\n```\n";
+        assert_eq!(cue_of(multi, "duckdb"), (CueClass::Using, "Rust path `duckdb::{Connection`".into()));
 
         // A phrase of study that read the project's run on the repo learns nothing from it.
         let misses = cue_of("- Analysed SDL misses: 3 of 4 caused by `examples/` down-weighting", "SDL");
         assert_ne!(misses.0, CueClass::Learning, "{misses:?}");
         assert_ne!(cue_of("- Studied the duckdb issues about f16", "duckdb").0, CueClass::Learning);
         assert_eq!(cue_of("- Analysed SDL's event loop design", "SDL").0, CueClass::Learning);
+        // A figure after a phrase is a version, not a result.
+        assert_eq!(cue_of("- The renderer is inspired by SDL 3's GPU API", "SDL").0, CueClass::Learning);
+        assert_ne!(cue_of("- Analysed SDL scores for the hybrid ranker", "SDL").0, CueClass::Learning);
     }
 
     /// A later clause of the sentence that says the cue's act never happened denies the
@@ -3977,6 +4003,13 @@ mod tests {
         // The hedge speaks for its clause: the tested repo of the clause before is tested.
         assert_eq!(cue("Tested on dojo; SDL might be next", "dojo").0, CueClass::Testing);
         assert_eq!(cue("Tested on dojo; SDL might be next", "SDL").0, CueClass::Plain);
+        // "and it", "and they" open a clause of their own (set 24): its rejection is of
+        // what follows it.
+        let own = "That design came from reading gemini-cli's policy engine and it has nothing to do with \
+                   whether we launch codex.";
+        assert_eq!(cue(own, "gemini-cli").0, CueClass::Learning);
+        assert_eq!(cue("Tested on dojo and it might be worth a run on SDL", "dojo").0, CueClass::Testing);
+        assert_eq!(cue("Tested on dojo and it might be worth a run on SDL", "SDL").0, CueClass::Plain);
         // A clause of options hedges its mention whatever cue the sentence has.
         let options = "Considered a second Cairo fixture; options were dojo or a contracts repo";
         assert!(cue(options, "dojo").1.starts_with("hedged by \"options were\""));
