@@ -1777,7 +1777,7 @@ fn counts_rust_paths_lock_entries_and_plan_headings_on_blind_logs() {
 /// derived alone, stop 53): a retrieval score right after the repo ("[1/1] SDL  queries ✓
 /// q r@5 0.65", "livestore rerun after #228: r@10 0.73 → 0.87"), a Rust use list (`use
 /// usearch::{Index, …}`), and "Analysed livestore misses", which read the project's run,
-/// not livestore's design.
+/// not livestore's design; and two studies of set 24's.
 #[test]
 fn retrieval_scores_use_lists_and_studied_misses_on_blind_logs() {
     let derived = |session: &str| trap_log_edges("eval/precision-traps-29", session);
@@ -1790,6 +1790,12 @@ fn retrieval_scores_use_lists_and_studied_misses_on_blind_logs() {
     let misses = derived("20280612-070402.md");
     assert!(has(&misses, "patina", "TESTS_WITH", "livestore"), "{misses:?}");
     assert!(!has(&misses, "patina", "LEARNS_FROM", "livestore"), "\"Analysed livestore misses\": {misses:?}");
+    // Set 24: "Went into unum-cloud/usearch itself: …", and a design's origin that a
+    // rejection in the next clause ("and it has nothing to do with …") leaves standing.
+    let went_into = trap_log_edges("eval/precision-traps-24", "20280104-201830.md");
+    assert!(has(&went_into, "patina", "LEARNS_FROM", "USearch"), "{went_into:?}");
+    let origin = trap_log_edges("eval/precision-traps-24", "20280127-183310.md");
+    assert!(has(&origin, "patina", "LEARNS_FROM", "gemini-cli"), "{origin:?}");
 }
 
 /// The patina USES / LEARNS_FROM / TESTS_WITH edges of one blind trap log derived alone

@@ -2933,6 +2933,12 @@ mod tests {
         assert_ne!(misses.0, CueClass::Learning, "{misses:?}");
         assert_ne!(cue_of("- Studied the duckdb issues about f16", "duckdb").0, CueClass::Learning);
         assert_eq!(cue_of("- Analysed SDL's event loop design", "SDL").0, CueClass::Learning);
+        // "went into" studies what follows it, not a repo before it.
+        assert_eq!(
+            cue_of("Went into SDL itself: `src/video/SDL_video.c` and the GPU headers.", "SDL").0,
+            CueClass::Learning
+        );
+        assert_ne!(cue_of("SDL went into the bench as a C fixture.", "SDL").0, CueClass::Learning);
         // A figure after a phrase is a version, not a result.
         assert_eq!(cue_of("- The renderer is inspired by SDL 3's GPU API", "SDL").0, CueClass::Learning);
         assert_ne!(cue_of("- Analysed SDL scores for the hybrid ranker", "SDL").0, CueClass::Learning);
