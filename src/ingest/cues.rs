@@ -2146,7 +2146,9 @@ const POSSESSIVE_PRONOUNS: [&str; 2] = ["their", "its"];
 /// One of `verbs` right before `start`, an article at most between, as written with its
 /// article, within `[from, start)`.
 fn verb_right_before<'t>(text: &'t str, from: usize, start: usize, verbs: &[String]) -> Option<&'t str> {
-    let before = text[from..start].strip_suffix(' ')?;
+    // Markup that opens the name is no word between: "Staying on [[unum-cloud/usearch]]",
+    // "read `gastown` end to end", "went into **dojo**".
+    let before = text[from..start].trim_end_matches(['[', '`', '*', '_']).strip_suffix(' ')?;
     let verb_end = ["the", "a", "an"]
         .iter()
         .find_map(|article| {

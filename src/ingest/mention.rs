@@ -2933,6 +2933,9 @@ mod tests {
         assert_ne!(misses.0, CueClass::Learning, "{misses:?}");
         assert_ne!(cue_of("- Studied the duckdb issues about f16", "duckdb").0, CueClass::Learning);
         assert_eq!(cue_of("- Analysed SDL's event loop design", "SDL").0, CueClass::Learning);
+        // Markup opening the name is no word between a verb and it.
+        assert_eq!(cue_of("Changed my mind back. Staying on [[duckdb]] for exports.", "duckdb").0, CueClass::Using);
+        assert_eq!(cue_of("- Went into `SDL` itself: the GPU headers.", "SDL").0, CueClass::Learning);
         // "went into" studies what follows it, not a repo before it.
         assert_eq!(
             cue_of("Went into SDL itself: `src/video/SDL_video.c` and the GPU headers.", "SDL").0,
