@@ -1340,27 +1340,18 @@ impl Cues {
 
     /// What a study of the repo ending at `end` read, when it is not the repo's design:
     /// the word right after it (past a possessive) is a hearsay noun ("reading usearch
-    /// issues", "reading PAI write-ups") or a figure ("Dug into kit's 0.41": a run's
-    /// result). That word, as written.
-    ///
-    /// Also a result of the project's run on the repo (`[learning] result_nouns`:
-    /// "Analysed livestore misses").
+    /// issues", "reading PAI write-ups"), a result of the project's run on it
+    /// (`[learning] result_nouns`: "Analysed livestore misses") or a figure ("Dug into
+    /// kit's 0.41": a run's result). That word, as written.
     pub fn not_its_design_after<'t>(&self, text: &'t str, end: usize) -> Option<&'t str> {
-        let rest = &text[end..text.floor_char_boundary((end + MAX_NEGATION_BYTES).min(text.len()))];
-        let rest = rest.strip_prefix("'s").or_else(|| rest.strip_prefix("\u{2019}s")).unwrap_or(rest);
-        let rest = rest.strip_prefix(' ')?.trim_start_matches('`');
-        let word = &rest[..rest.find(|c: char| !(c.is_alphanumeric() || c == '-' || c == '.')).unwrap_or(rest.len())];
-        let word = word.trim_end_matches('.');
-        let figure = word.starts_with(|c: char| c.is_ascii_digit());
-        (figure || self.said_or_run(word)).then_some(word)
+        word_after_name(text, end)
+            .filter(|word| word.starts_with(|c: char| c.is_ascii_digit()) || self.said_or_run(word))
     }
 
-    /// The word right after the repo ending at `end` (past a possessive), when it says
-    /// what was read is talk about the repo or the project's run on it: a
-    /// [`Cues::not_its_design_after`] that is not a figure ("Analysed livestore misses",
-    /// not "inspired by SDL 3's GPU API", where the figure is a version).
+    /// [`Cues::not_its_design_after`] without the figure: after a learning phrase a figure
+    /// is as often a version ("inspired by SDL 3's GPU API") as a result.
     pub fn said_or_run_after<'t>(&self, text: &'t str, end: usize) -> Option<&'t str> {
-        self.not_its_design_after(text, end).filter(|word| self.said_or_run(word))
+        word_after_name(text, end).filter(|word| self.said_or_run(word))
     }
 
     fn said_or_run(&self, word: &str) -> bool {
@@ -2142,6 +2133,17 @@ pub const MAX_PRONOUN_STUDY_AFTER: usize = 160;
 /// Possessive pronouns that, as a verb of study's object, point back to the repo named
 /// before them.
 const POSSESSIVE_PRONOUNS: [&str; 2] = ["their", "its"];
+
+/// The word right after a name ending at `end` (past a possessive and a '`'), read
+/// within [`MAX_NEGATION_BYTES`]: "issues" in "reading usearch issues", "0.41" in "kit's
+/// 0.41". None when no space follows the name.
+fn word_after_name(text: &str, end: usize) -> Option<&str> {
+    let rest = &text[end..text.floor_char_boundary((end + MAX_NEGATION_BYTES).min(text.len()))];
+    let rest = rest.strip_prefix("'s").or_else(|| rest.strip_prefix("\u{2019}s")).unwrap_or(rest);
+    let rest = rest.strip_prefix(' ')?.trim_start_matches('`');
+    let word = &rest[..rest.find(|c: char| !(c.is_alphanumeric() || c == '-' || c == '.')).unwrap_or(rest.len())];
+    Some(word.trim_end_matches('.'))
+}
 
 /// One of `verbs` right before `start`, an article at most between, as written with its
 /// article, within `[from, start)`.

@@ -2587,7 +2587,8 @@ fn add_breaks_before_names(
 }
 
 /// The clause separators of a line, in order: where each ';', " - ", " — ", " – ", ", but "
-/// or " and it ", " and it's ", " and they " (a clause with its own subject) starts. A hedge speaks for its clause: "Tested on dojo; SDL might be next".
+/// or " and it ", " and it's ", " and they " (a clause with its own subject) starts. A
+/// hedge speaks for its clause: "Tested on dojo; SDL might be next".
 fn clause_breaks(text: &str, line_start: usize, line_stop: usize) -> Vec<usize> {
     let line = &text[line_start..line_stop];
     let mut breaks: Vec<usize> = Vec::new();
