@@ -1798,6 +1798,23 @@ fn retrieval_scores_use_lists_and_studied_misses_on_blind_logs() {
     assert!(has(&origin, "patina", "LEARNS_FROM", "gemini-cli"), "{origin:?}");
 }
 
+/// Stop 54, three authors' blind logs: the project's command run in a repo's folder after
+/// a `cd` into it (`$ cd fixtures/death-mountain && patina yolo up`; `$ cd
+/// ~/src/death-mountain && git remote -v`, then `$ patina init .`) tests the repo; `cd`
+/// and other tools (`devcontainer up`, set 11) add nothing to what the log says.
+#[test]
+fn the_projects_command_after_a_cd_into_a_repo_on_blind_logs() {
+    for (set, session) in [
+        ("eval/precision-traps-13", "20261207-081122.md"),
+        ("eval/precision-traps-21", "20270827-063005.md"),
+        ("eval/precision-traps-29", "20280620-110842.md"),
+    ] {
+        let derived = trap_log_edges(set, session);
+        assert!(has(&derived, "patina", "TESTS_WITH", "death-mountain"), "{set}/{session}: {derived:?}");
+        assert!(!has(&derived, "patina", "USES", "death-mountain"), "{set}/{session}: {derived:?}");
+    }
+}
+
 /// The patina USES / LEARNS_FROM / TESTS_WITH edges of one blind trap log derived alone
 /// (with the model's exemplars when it is there).
 fn trap_log_edges(set: &str, session: &str) -> Vec<(String, String, String, f64)> {

@@ -293,13 +293,24 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         if term.kind == TermKind::Spaced && !capitalised_words(&text[start..end]) {
             continue;
         }
-        let Some(path_ok) = path_context(text, &layout, start, end, line_start, line_end(line_idx), cues) else {
-            continue;
+        let cd_cue = || cd_into_repo_then_command(text, line_start, line_end(line_idx), start, end, cues, skip_node);
+        // A folder of another (`fixtures/death-mountain`) is no mention, unless the
+        // project's command runs in it after a `cd` (the folder is a checkout of the repo).
+        let (path_ok, cd_flag) = match path_context(text, &layout, start, end, line_start, line_end(line_idx), cues) {
+            Some(path_ok) => (path_ok, None),
+            None => match cd_cue() {
+                Some(cue) => (true, Some(cue)),
+                None => continue,
+            },
         };
         let mut repo_context = term.kind == TermKind::OwnerName || path_ok;
-        let flag_cue = repo_flag(text, line_start, start, end, cues).or_else(|| {
-            path_ok.then(|| command_on_repo_path(text, &layout, line_start, line_end(line_idx), start, end, cues))?
-        });
+        let flag_cue = repo_flag(text, line_start, start, end, cues)
+            .or_else(|| {
+                path_ok
+                    .then(|| command_on_repo_path(text, &layout, line_start, line_end(line_idx), start, end, cues))?
+            })
+            .or(cd_flag)
+            .or_else(cd_cue);
         // A repo flag's value is repo context whatever the command (`repo_flag` answers
         // `Some("")` for a command that tests nothing).
         if flag_cue.is_some() {
@@ -1825,6 +1836,98 @@ fn command_on_repo_path(
     (testing && words.len() <= 4).then(|| format!("{} {}", command.trim_end(), &text[token_start..token_end]))
 }
 
+/// How many lines after a `cd` into a repo the command run there is looked for.
+const MAX_LINES_AFTER_CD: usize = 12;
+/// How long a `cd`'s directory before the mention may be, in bytes.
+const MAX_CD_DIR: usize = 256;
+
+/// `Some(cue)` when the mention ends the directory of a shell `cd` (`$ cd
+/// ~/src/death-mountain`, `$ cd fixtures/death-mountain && patina yolo up`) and the
+/// project's own testing command (`project`, then a `repo_flag_commands` word among its
+/// next three words) runs there: after `&&` or `;` on the same line, or on a later `$ `
+/// line of the same block before the next `cd`, blank line or fence. The command runs on
+/// its working directory, the repo, as it would on `--repo X`. A `cd` followed by other
+/// tools (`git pull`, `devcontainer up`, `rg`) runs nothing of the project's.
+fn cd_into_repo_then_command(
+    text: &str,
+    line_start: usize,
+    line_stop: usize,
+    start: usize,
+    end: usize,
+    cues: &Cues,
+    project: Option<&str>,
+) -> Option<String> {
+    let project = project?;
+    // Every look is bounded (a long line of mentions stays linear): the directory within
+    // MAX_CD_DIR bytes before the mention, the same line's commands within MAX_COMMAND
+    // bytes after it, the later lines within MAX_LINES_AFTER_CD lines of MAX_COMMAND bytes.
+    let window = text.floor_char_boundary(start.saturating_sub(MAX_CD_DIR)).max(line_start);
+    let before = &text[window..start];
+    // The directory: the word after `cd`, ending with the mention (or a folder inside it).
+    let dir_start = window + before.rfind(|c: char| c.is_whitespace()).map(|i| i + 1)?;
+    let dir_prefix = &text[dir_start..start];
+    if !(dir_prefix.is_empty() || dir_prefix.ends_with('/')) || dir_prefix.contains(['`', '"', '\'']) {
+        return None;
+    }
+    let head_from = text.floor_char_boundary(dir_start.saturating_sub(16)).max(line_start);
+    let head = text[head_from..dir_start].trim_end();
+    let opens_command = |rest: &str| {
+        let rest = rest.trim_end();
+        rest.is_empty() && head_from == line_start
+            || rest.ends_with(['$', '`', '&', ';'])
+            || head_from == line_start && rest.trim_start_matches(['-', '*', ' ']).is_empty()
+    };
+    head.strip_suffix("cd").filter(|rest| opens_command(rest))?;
+    let after = &text[end..text.floor_char_boundary((end + MAX_COMMAND).min(line_stop))];
+    let dir_rest_len = after.find(char::is_whitespace).unwrap_or(after.len());
+    if !(after[..dir_rest_len].is_empty() || after.starts_with('/')) || after[..dir_rest_len].contains('`') {
+        return None;
+    }
+    let runs_here = |command: &str| -> bool {
+        let command = command.trim().trim_start_matches(['$', ' ']);
+        let mut words = command.split_whitespace();
+        words.next().is_some_and(|w| w.eq_ignore_ascii_case(project))
+            && words.take(3).any(|w| cues.repo_flag_commands.iter().any(|c| c.eq_ignore_ascii_case(w)))
+    };
+    let shown = |command: &str| {
+        format!("cd {}{} … {}", dir_prefix, &text[start..end], command.trim().trim_start_matches(['$', ' ']))
+    };
+    // The same line: `cd X && patina yolo up`.
+    let rest = &after[dir_rest_len..];
+    for part in rest.split("&&").flat_map(|p| p.split(';')).skip(1) {
+        let part = part.trim_end_matches('`');
+        if runs_here(part) {
+            return Some(shown(part));
+        }
+        if part.trim_start().starts_with("cd ") {
+            return None;
+        }
+    }
+    // Later lines of the block: `$ cd ~/src/death-mountain && git pull`, then `$ patina init .`.
+    let mut at = line_stop;
+    for _ in 0..MAX_LINES_AFTER_CD {
+        let from = at + 1;
+        if from >= text.len() {
+            return None;
+        }
+        let stop = memchr::memchr(b'\n', &text.as_bytes()[from..]).map_or(text.len(), |i| from + i);
+        let t = text[from..text.floor_char_boundary(stop.min(from + MAX_COMMAND))].trim_start();
+        if t.trim_end().is_empty()
+            || t.starts_with("```")
+            || t.starts_with("~~~")
+            || t.starts_with("$ cd ")
+            || t.starts_with("cd ")
+        {
+            return None;
+        }
+        if t.starts_with("$ ") && runs_here(t) {
+            return Some(shown(t));
+        }
+        at = stop;
+    }
+    None
+}
+
 /// How far before a mention a dependency tree's branch or a package key is read, in bytes.
 const MAX_MANIFEST_PREFIX: usize = 48;
 
@@ -2791,6 +2894,8 @@ mod tests {
             node("loro", &[]),
             node("cuti", &[]),
             node("memista", &[]),
+            node("death-mountain", &[]),
+            node("livestore", &[]),
         ];
         (NodeMatcher::new(&nodes, &cues), cues)
     }
@@ -3288,6 +3393,38 @@ mod tests {
         // `oxidize` builds a repo's semantic index: the project's pipeline run on it.
         let found = check("$ patina oxidize --repo dojo --quantization f16 --force");
         assert_eq!(found, vec![("dojo".into(), CueClass::Testing, "$ patina oxidize --repo dojo".into())]);
+    }
+
+    /// Stop 54, from three authors' blind logs (sets 13, 21, 29): the project's testing
+    /// command run in a repo's folder after a `cd` into it runs on the repo.
+    #[test]
+    fn the_projects_command_after_a_cd_into_a_repo_tests_it() {
+        // On the same line, in a folder that is no repo folder (`fixtures/`).
+        let found = check("$ cd fixtures/death-mountain && patina yolo up");
+        assert_eq!(
+            found,
+            vec![("death-mountain".into(), CueClass::Testing, "cd fixtures/death-mountain … patina yolo up".into())]
+        );
+        // On a later line of the same block.
+        let block =
+            "```\n$ cd ~/src/test/death-mountain && git pull\nAlready up to date.\n$ patina yolo --dry-run\n```";
+        assert_eq!(
+            cue_of(block, "death-mountain"),
+            (CueClass::Testing, "cd ~/src/test/death-mountain … patina yolo --dry-run".into())
+        );
+        let init = "$ cd ~/src/death-mountain && git remote -v\norigin  https://github.com/x/death-mountain (fetch)\n$ patina init .";
+        assert_eq!(cue_of(init, "death-mountain").0, CueClass::Testing);
+        // Other tools run there, the project's command elsewhere, or after the block: no cue.
+        assert!(check("$ cd fixtures/death-mountain && devcontainer up --workspace-folder .").is_empty());
+        let other = "```\n$ cd ~/.patina/repos/livestore\n$ rg -l materializer packages\n```";
+        assert_eq!(cue_of(other, "livestore").0, CueClass::Plain);
+        let moved_on = "$ cd ~/src/dojo\n$ cd ~/src/other\n$ patina scrape";
+        assert_eq!(cue_of(moved_on, "dojo").0, CueClass::Plain);
+        let after_block = "```\n$ cd ~/src/dojo\n```\n\n```\n$ patina scrape\n```";
+        assert_eq!(cue_of(after_block, "dojo").0, CueClass::Plain);
+        // Not a `cd`: a folder named in passing, and a word that ends in "cd".
+        assert!(check("$ ls fixtures/death-mountain && patina yolo up").is_empty());
+        assert!(check("$ abcd fixtures/death-mountain && patina yolo up").is_empty());
     }
 
     #[test]
