@@ -1071,9 +1071,12 @@ impl Cues {
     /// files, 11,266 functions, 37.9s". Counting a repo's files, symbols or chunks is what
     /// running the tool on it does. A count of things only: not a time or a share ("turso
     /// (40% slower)", "dojo (3 s)", "dojo 3s"). Not after a colon: "quickparse: 1,204
-    /// symbols" is an item labelled by its repo, read with its list's lead-in.
-    pub fn count_right_after<'t>(&self, text: &'t str, end: usize, s_end: usize) -> Option<&'t str> {
-        let rest = text[end..s_end].strip_prefix('`').unwrap_or(&text[end..s_end]);
+    /// symbols" is an item labelled by its repo, read with its list's lead-in. A tool's
+    /// output line tagged with the repo counts it too: "[SDL] 84,913 items in 31.7s".
+    pub fn count_right_after<'t>(&self, text: &'t str, start: usize, end: usize, s_end: usize) -> Option<&'t str> {
+        let rest = &text[end..s_end];
+        let tagged = text[..start].ends_with('[') && !text[..start].ends_with("[[");
+        let rest = rest.strip_prefix('`').or_else(|| rest.strip_prefix(']').filter(|_| tagged)).unwrap_or(rest);
         let bare = || rest.strip_prefix(' ').filter(|count| count.starts_with(|c: char| c.is_ascii_digit()));
         let inner = rest.strip_prefix(" (").or_else(bare)?;
         let inner = &inner[..inner.floor_char_boundary(inner.len().min(MAX_COUNT_BYTES))];

@@ -602,7 +602,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 cue = Some((CueClass::Using, entry));
                 strong = true;
                 cue_at = c.start;
-            } else if !strong && let Some(count) = cues.count_right_after(text, c.end, s_end) {
+            } else if !strong && let Some(count) = cues.count_right_after(text, c.start, c.end, s_end) {
                 // "Large repos like duckdb (5,309 files) take ~3 minutes": a run's count.
                 cue = Some((CueClass::Testing, format!("{} ({count})", &text[c.start..c.end])));
                 strong = true;
@@ -2926,6 +2926,14 @@ mod tests {
             "gemini-cli"
         ));
         assert!(testing("- Python side needed a rescrape first: dust 212 files, 1,431 functions, 5.2s", "dust"));
+        // A tool's output line tagged with the repo (stop 54, set 11); not a wiki link.
+        assert_eq!(
+            cue_of("```\n  [SDL] 84,913 items in 31.7s\n```", "SDL"),
+            (CueClass::Testing, "SDL (84,913 items)".into())
+        );
+        for text in ["Credit to [[dojo]] 3 files later.", "The dojo] 3 files."] {
+            assert!(check(text).iter().all(|(_, class, _)| *class != CueClass::Testing), "{text}");
+        }
         // An item labelled by its repo is read with its lead-in, as before.
         let item = cue_of("**Testing Results:**\n- dojo: 1,231 files in 0.4 s\n", "dojo");
         assert_eq!(item.0, CueClass::Testing);
