@@ -358,6 +358,8 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         let mut found: Vec<FoundMention> = Vec::new();
         // Each found mention's (sentence start, node), in the order of `found`.
         let mut nodes_in_sentence: Vec<(usize, usize)> = Vec::new();
+        // Whether each found mention's cue is its testing command's flag (`--repo X`).
+        let mut named_by_flag: Vec<bool> = Vec::new();
         nodes_on_line.clear();
         let mut breaks = sentence_breaks(bytes, line_start, line_stop);
         add_breaks_before_names(bytes, line_start, line.iter().map(|c| c.start), &mut breaks);
@@ -968,6 +970,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             nodes_in_sentence.push((s_start, c.node));
             let (cue_class, cue) = cue.unwrap_or((CueClass::Plain, String::new()));
             let strong_cue = strong && cue_class != CueClass::Plain;
+            named_by_flag.push(strong_cue && c.flag_cue.as_deref() == Some(cue.as_str()));
             found.push(FoundMention {
                 node: c.node,
                 line: line_idx as u32 + 1,
@@ -987,10 +990,14 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         }
         let distinct = nodes_on_line.len() as u32;
         let in_sentence = distinct_per_sentence(&nodes_in_sentence);
-        for (mut mention, sentence_distinct) in found.into_iter().zip(in_sentence) {
+        for ((mut mention, sentence_distinct), by_flag) in
+            found.into_iter().zip(in_sentence).zip(named_by_flag.drain(..))
+        {
             mention.co_mentions = distinct;
             mention.sentence_co_mentions = sentence_distinct;
-            if distinct as usize >= cues.bulk_min_distinct_nodes {
+            // A bulk line is a listing, unless the command names each repo it runs on
+            // (`$ patina scrape --repo dojo --repo SDL --repo livestore …`).
+            if distinct as usize >= cues.bulk_min_distinct_nodes && !by_flag {
                 mention.cue_class = CueClass::Plain;
                 mention.cue.clear();
                 mention.strong_cue = false;
@@ -2587,6 +2594,7 @@ fn repo_flag(text: &str, line_start: usize, start: usize, end: usize, cues: &Cue
 /// Where the flag of `[testing] repo_flags` that `before` (the line up to a mention) ends
 /// with begins: "`patina scrape --repo `", "--issues=" (the value is the mention).
 fn flag_before(before: &str, cues: &Cues) -> Option<usize> {
+    let before = before_list_items(before)?;
     let trimmed = before.trim_end();
     cues.repo_flags.iter().find_map(|flag| {
         let ends_with = |s: &str| {
@@ -2603,6 +2611,30 @@ fn flag_before(before: &str, cues: &Cues) -> Option<usize> {
         let after_word = before[..flag_start].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '-');
         (!after_word).then_some(flag_start)
     })
+}
+
+/// How many items of a comma list before a mention a flag is looked for past.
+const MAX_FLAG_LIST_ITEMS: usize = 16;
+/// The longest item of such a list, in bytes.
+const MAX_FLAG_LIST_ITEM: usize = 64;
+
+/// `before` (the line up to a mention) without the items of a comma list that the mention
+/// continues: `--fixtures dojo,SDL,` → `--fixtures ` (the flag names every item). `None`
+/// when the list is longer than is looked past.
+fn before_list_items(before: &str) -> Option<&str> {
+    let mut rest = before;
+    for _ in 0..=MAX_FLAG_LIST_ITEMS {
+        let Some(list) = rest.strip_suffix(',') else {
+            return Some(rest);
+        };
+        let window = list.floor_char_boundary(list.len().saturating_sub(MAX_FLAG_LIST_ITEM));
+        let item_start = window + list[window..].rfind([' ', '\t', ',', '='])? + 1;
+        if item_start == list.len() {
+            return None;
+        }
+        rest = &list[..item_start];
+    }
+    None
 }
 
 /// "the SvelteKit monorepo (kit)", "repo: kit": a repo word, then the name in parentheses,
@@ -3401,6 +3433,36 @@ mod tests {
         // `oxidize` builds a repo's semantic index: the project's pipeline run on it.
         let found = check("$ patina oxidize --repo dojo --quantization f16 --force");
         assert_eq!(found, vec![("dojo".into(), CueClass::Testing, "$ patina oxidize --repo dojo".into())]);
+        // A comma list after a flag names each repo it runs on (stop 54, sets 17 and 29).
+        let found = check("$ patina eval run --fixtures dojo,SDL,game-engine --out eval/results.json");
+        let classes: Vec<_> = found.iter().map(|(id, class, _)| (id.as_str(), *class)).collect();
+        assert_eq!(
+            classes,
+            [("dojo", CueClass::Testing), ("SDL", CueClass::Testing), ("game-engine", CueClass::Testing)]
+        );
+        assert_eq!(found[1].2, "$ patina eval run --fixtures dojo,SDL");
+        // Not a list after another word, nor a flag of a command that tests nothing.
+        assert_eq!(cue_of("$ patina eval run --out dojo,SDL", "SDL").0, CueClass::Plain);
+        assert_eq!(cue_of("$ patina mother sync --only dojo,SDL", "SDL").0, CueClass::Plain);
+        // A command that names each repo by its flag is no bulk listing (stop 54, set 19).
+        let many = "$ patina scrape --repo dojo --repo SDL --repo duckdb --repo game-engine --repo loro --repo cuti";
+        let found = check(many);
+        assert_eq!(found.len(), 6);
+        assert!(found.iter().all(|(_, class, _)| *class == CueClass::Testing), "{found:?}");
+        let listing = "dojo, SDL, duckdb, game-engine, loro and cuti were tested on";
+        assert!(check(listing).iter().all(|(_, class, _)| *class == CueClass::Plain));
+    }
+
+    /// A flag's comma list is read a bounded way back (`MAX_FLAG_LIST_ITEMS`): items past
+    /// the bound take no flag.
+    #[test]
+    fn a_long_comma_list_after_a_flag_is_read_a_bounded_way() {
+        let (matcher, cues) = world();
+        let line = format!("$ patina bench --repos {}", vec!["dojo"; 100].join(","));
+        let found = extract(&line, &matcher, &cues, Some("patina"));
+        assert_eq!(found.len(), 100);
+        assert!(found[..=MAX_FLAG_LIST_ITEMS].iter().all(|m| m.cue_class == CueClass::Testing));
+        assert!(found[MAX_FLAG_LIST_ITEMS + 1..].iter().all(|m| m.cue_class == CueClass::Plain));
     }
 
     /// Stop 54, from three authors' blind logs (sets 13, 21, 29): the project's testing
@@ -4600,12 +4662,15 @@ mod tests {
             // An item about dojo whose sentences hold many cues and mentions.
             let item = "Read the code in the repo. dojo and dojo tested. Not studied. ";
             format!(
-                "- {}\n{}\n- {}\n- {}\nPrior art:\n- dojo: slow. {}\n",
+                "- {}\n{}\n- {}\n- {}\nPrior art:\n- dojo: slow. {}\n$ patina bench --repos {}\n$ {}\n",
                 words.repeat(n),
                 path.repeat(n),
                 lists.repeat(n),
                 manifest.repeat(n),
-                item.repeat(n)
+                item.repeat(n),
+                // A flag's comma list, and `cd`s into repo folders with commands after.
+                "dojo,SDL,".repeat(n),
+                "cd fixtures/dojo && patina scrape; cd SDL; ".repeat(n)
             )
         };
         let found = extract(&text(10), &matcher, &cues, Some("patina"));
