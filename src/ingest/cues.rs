@@ -1703,6 +1703,12 @@ impl Cues {
         false
     }
 
+    /// Whether `word` is one of the project's commands that run on a repo
+    /// (`[testing] repo_flag_commands`: `scrape`, `bench`, `yolo`, …), in any case.
+    pub fn is_testing_command(&self, word: &str) -> bool {
+        self.repo_flag_commands.iter().any(|c| c.eq_ignore_ascii_case(word))
+    }
+
     /// The retraction `text` opens with, lower-cased as listed ("that was wrong"), if any.
     pub fn retraction_at(&self, text: &str) -> Option<&str> {
         let bytes = text.as_bytes();

@@ -1839,7 +1839,7 @@ fn command_on_repo_path(
     };
     let command = text[command_start..token_start].trim_start().trim_start_matches(['$', '-', '*', '>', ' ']);
     let words: Vec<&str> = command.split_whitespace().collect();
-    let testing = words.iter().any(|w| cues.repo_flag_commands.iter().any(|c| c.eq_ignore_ascii_case(w)));
+    let testing = words.iter().any(|w| cues.is_testing_command(w));
     (testing && words.len() <= 4).then(|| format!("{} {}", command.trim_end(), &text[token_start..token_end]))
 }
 
@@ -1894,7 +1894,7 @@ fn cd_into_repo_then_command(
         let command = command.trim().trim_start_matches(['$', ' ']);
         let mut words = command.split_whitespace();
         words.next().is_some_and(|w| w.eq_ignore_ascii_case(project))
-            && words.take(3).any(|w| cues.repo_flag_commands.iter().any(|c| c.eq_ignore_ascii_case(w)))
+            && words.take(3).any(|w| cues.is_testing_command(w))
     };
     let shown = |command: &str| {
         format!("cd {}{} … {}", dir_prefix, &text[start..end], command.trim().trim_start_matches(['$', ' ']))
@@ -2582,7 +2582,7 @@ fn repo_flag(text: &str, line_start: usize, start: usize, end: usize, cues: &Cue
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect();
-    let is_testing = words.iter().any(|w| cues.repo_flag_commands.contains(w));
+    let is_testing = words.iter().any(|w| cues.is_testing_command(w));
     if !is_testing {
         return Some(String::new());
     }
