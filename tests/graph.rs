@@ -1452,7 +1452,15 @@ struct WholeSetLabel {
 /// shown once in the middle of other work): set 29 was read once before any choice (each
 /// log alone 0.83 / 0.79, whole 0.79 / 0.88), then became a fit set; set 30 is held out
 /// (the stop-52 rules read it 0.87 / 0.94 and 0.87 / 0.95; the stop-53 rules 0.82 / 0.94
-/// and 0.87 / 0.95). Sets 6
+/// and 0.87 / 0.95). `eval/precision-traps-31` and `-32` (stop 54: August and September
+/// 2028, the same brief, uses and studies given as much room as test runs): set 31 was read
+/// once before any choice (each log alone 0.85 / 0.85, whole 0.92 / 0.92), then became a
+/// fit set (stop 55); set 32 is held out (the stop-54 rules read it 0.69 / 0.85 and 0.87 /
+/// 0.96). `eval/precision-traps-33` and `-34` (stop 55: October and November 2028, one
+/// brief, an ordinary month with uses, test runs and studies in about equal room): set 33
+/// was read once before any choice (each log alone 0.74 / 0.63, whole 0.82 / 0.82), then
+/// became a fit set; set 34 is held out, read once after the stop-55 choices (0.74 / 0.74,
+/// whole 0.80 / 0.89). Sets 6
 /// on also carry whole-set labels (what holds after the last log, what a
 /// later log ended). The whole-set table's last column counts the labelled removals and
 /// retractions (a log and a repo) whose log holds an ending mention of the repo (stop 43).
@@ -1494,6 +1502,10 @@ fn precision_traps_table() {
         ("eval/precision-traps-28", true),
         ("eval/precision-traps-29", false),
         ("eval/precision-traps-30", true),
+        ("eval/precision-traps-31", false),
+        ("eval/precision-traps-32", true),
+        ("eval/precision-traps-33", false),
+        ("eval/precision-traps-34", true),
     ];
     for (set, held_out) in sets {
         let (row, misses, sessions) = precision_trap_scores(&root().join(set), model.as_deref());
@@ -1813,6 +1825,32 @@ fn the_projects_command_after_a_cd_into_a_repo_on_blind_logs() {
         assert!(has(&derived, "patina", "TESTS_WITH", "death-mountain"), "{set}/{session}: {derived:?}");
         assert!(!has(&derived, "patina", "USES", "death-mountain"), "{set}/{session}: {derived:?}");
     }
+}
+
+/// Stop 55, on the blind logs of two ordinary months (sets 31 and 33, each log alone): a
+/// repo flag given a checkout's path runs on the repo, cargo's build output and a crate's
+/// name as Rust code writes it name dependencies, time spent in a repo's code studies it,
+/// a run's score makes an ambiguous name a repo, and a note's items are not the bump
+/// written in the sentence before its lead-in.
+#[test]
+fn checkout_paths_build_output_scores_and_studies_on_blind_logs() {
+    let derived = |set: &str, session: &str| trap_log_edges(set, session);
+    let gastown = derived("eval/precision-traps-31", "20280822-084455.md");
+    assert!(has(&gastown, "patina", "TESTS_WITH", "gastown"), "{gastown:?}");
+    let release = derived("eval/precision-traps-31", "20280828-101510.md");
+    assert!(has(&release, "patina", "USES", "USearch"), "{release:?}");
+    let rules = derived("eval/precision-traps-31", "20280825-162030.md");
+    assert!(has(&rules, "patina", "USES", "scryer-prolog"), "{rules:?}");
+    let storage = derived("eval/precision-traps-31", "20280801-081512.md");
+    assert!(!has(&storage, "patina", "USES", "turso"), "a candidate in a note: {storage:?}");
+    let baselines = derived("eval/precision-traps-33", "20281001-071204.md");
+    for repo in ["dojo", "loro", "game-engine"] {
+        assert!(has(&baselines, "patina", "TESTS_WITH", repo), "{repo}: {baselines:?}");
+    }
+    let study = derived("eval/precision-traps-33", "20281010-082455.md");
+    assert!(has(&study, "patina", "LEARNS_FROM", "livestore"), "{study:?}");
+    let adapter = derived("eval/precision-traps-33", "20281006-201145.md");
+    assert!(!has(&adapter, "patina", "TESTS_WITH", "opencode"), "`opencode run` waits on stdin: {adapter:?}");
 }
 
 /// The patina USES / LEARNS_FROM / TESTS_WITH edges of one blind trap log derived alone

@@ -13,18 +13,21 @@
 //!   give its old names);
 //! - `--repo X` (or another of the vocabulary's `repo_flags`: `--issues X`) on a command
 //!   line is repo context, and a testing cue when the command is one of its
-//!   `repo_flag_commands` (`scrape`, `bench`, …);
-//! - the project's code and manifests name what it uses: a pasted dependency line, a
-//!   `cargo tree` branch, a Cargo.lock entry, a Rust path to a crate's type
-//!   (`turso::Builder`, not for a repo the file tests);
+//!   `repo_flag_commands` (`scrape`, `bench`, …); so is a checkout's path as the flag's
+//!   value (`--repo ~/ref/gastown`);
+//! - the project's code, manifests and builds name what it uses: a pasted dependency line,
+//!   a `cargo tree` branch, a Cargo.lock entry, cargo's build output ("Compiling usearch
+//!   v2.17.1"), a Rust path to a crate's type (`turso::Builder`, `scryer_prolog::Machine`:
+//!   a dashed package also matches with underscores; not for a repo the file tests);
 //! - an *ambiguous* id (an ordinary word in these logs) needs repo context or a cue;
 //! - a line naming many distinct nodes (a bulk list, a stats table) records its
 //!   mentions without cues; a sentence naming several with a learning cue of its own is a
 //!   sweep over test subjects: the cue counts as testing ([`sweep_of_subjects`]);
 //! - a list item or table row with no strong cue of its own inherits the cue of its
 //!   block's lead-in (the heading, bold label or `…:` line right above the list or
-//!   table, or the parent item of a nested list), unless the block names many nodes
-//!   and its lead-in is not about testing (a results table names many repos);
+//!   table, or the parent item of a nested list; of a line of several sentences, the
+//!   last; none that opens with a negation), unless the block names many nodes and its
+//!   lead-in is not about testing (a results table names many repos);
 //! - a removal or contradiction right at the mention ("removed the X dependency",
 //!   "X is no longer used") is an `ending` cue, whatever else the sentence says, and so
 //!   is every mention of a sentence the next one retracts ("… inspired by X. That was
@@ -123,6 +126,11 @@ impl NodeMatcher {
                 let kind = if package.contains('/') { TermKind::OwnerName } else { TermKind::Alias };
                 let ambiguous = kind == TermKind::Alias && cues.ambiguous.contains(&package.to_lowercase());
                 add(package, node_idx, kind, ambiguous);
+                // A Rust crate's name as its code writes it: `scryer-prolog` is
+                // `scryer_prolog::Machine` in a `use` or a path.
+                if kind == TermKind::Alias && package.contains('-') && !package.starts_with('@') {
+                    add(&package.replace('-', "_"), node_idx, kind, ambiguous);
+                }
             }
         }
         // A repo also goes by the distinctive name parts of its `owner/name`s (added last:
@@ -295,10 +303,13 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         }
         let cd_cue = || cd_into_repo_then_command(text, line_start, line_end(line_idx), start, end, cues, skip_node);
         // A folder of another (`fixtures/death-mountain`) is no mention, unless the
-        // project's command runs in it after a `cd` (the folder is a checkout of the repo).
+        // project's command runs in it after a `cd`, or it is the value of a repo flag
+        // (`--repo ~/ref/gastown`): the folder is a checkout of the repo.
         let (path_ok, cd_flag) = match path_context(text, &layout, start, end, line_start, line_end(line_idx), cues) {
             Some(path_ok) => (path_ok, None),
-            None => match cd_cue() {
+            None => match repo_flag_on_path(text, &layout, line_start, line_end(line_idx), start, end, cues)
+                .or_else(cd_cue)
+            {
                 Some(cue) => (true, Some(cue)),
                 None => continue,
             },
@@ -485,8 +496,13 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                     None => (None, false),
                 },
             };
-            if !strong && let Some(hit) = cue_hits.failure_of_subject(text, c.end, s_end, &cues.repo_words) {
-                // "quickparse failed on the symbol step": the repo is what failed.
+            if !strong
+                && let Some(hit) = cue_hits.failure_of_subject(text, c.end, s_end, &cues.repo_words)
+                && text[hit.start..hit.end].split_whitespace().next().is_some_and(|w| cues.is_failure_word(w))
+            {
+                // "quickparse failed on the symbol step": the repo is what failed. Not a verb
+                // of running after a tool's name ("`opencode run` waits on stdin": the
+                // tool's own subcommand; stop 55, set 33).
                 cue = Some((hit.class, text[hit.start..hit.end].to_string()));
                 strong = true;
                 cue_at = hit.start;
@@ -654,7 +670,9 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 .or(verdict);
             // An ambiguous name needs repo context or a strong cue (an ending is one:
             // "Removed loro and the `crdt` feature"); a weak testing word with the run's
-            // counted result is one too ("loro rerun: 1,204 files, 9,877 chunks").
+            // counted result is one too ("loro rerun: 1,204 files, 9,877 chunks"), and so is
+            // a run's score right after the name ("loro: 35 queries, MRR 0.54": stop 55,
+            // set 33).
             if c.ambiguous
                 && !c.repo_context
                 && results_table.is_none()
@@ -666,6 +684,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                         .entry((s_start, CueClass::Testing))
                         .or_insert_with(|| cues.counted_result(&text[s_start..s_end], CueClass::Testing).map(str::to_string))
                         .is_some())
+                && cues.metric_right_after(text, c.end, s_end.min(next_other_repo(line, c, line_stop))).is_none()
             {
                 continue;
             }
@@ -1457,8 +1476,17 @@ fn find_lead_in(
             _ => return None,
         }
     };
-    let lead_text = line_text(lead);
+    // A lead-in line of several sentences leads with its last, the one that ends in the
+    // colon: "Bumping DuckDB again reminded me how heavy the build is. Wrote a note:"
+    // introduces the note's items, not a bump.
+    let lead_start =
+        sentence_breaks(text.as_bytes(), lines[lead].0, lines[lead].1).last().map_or(lines[lead].0, |&b| b + 1);
+    let lead_text = &text[lead_start..lines[lead].1];
+    // A lead-in that opens with a negation leads nothing: "Not just run tests once, but:"
+    // lists what an agent should do, not tests run.
+    let first_word = lead_text.trim_start_matches(['#', '-', '*', ' ', '_']).split_whitespace().next().unwrap_or("");
     let class = match cues.lead_in_class(lead_text) {
+        _ if cues.is_negator(first_word) => None,
         Some((class, words, true)) if class != CueClass::Plain => Some((class, words)),
         _ => None,
     };
@@ -1504,7 +1532,7 @@ fn find_lead_in(
     let learning = matches!(cue, Some((CueClass::Learning, _)));
     for m in matcher.automaton.find_iter(lead_text).take(if learning { MAX_LEAD_IN_NAMES } else { 0 }) {
         let node = matcher.terms[m.pattern().as_usize()].node;
-        let own = cues.owner_before(text, lines[lead].0, lines[lead].0 + m.start(), skip_node).is_some();
+        let own = cues.owner_before(text, lead_start, lead_start + m.start(), skip_node).is_some();
         if !own && !names.contains(&node) && skip_node.is_none_or(|skip| !matcher.ids[node].eq_ignore_ascii_case(skip))
         {
             names.push(node);
@@ -1952,6 +1980,9 @@ fn lock_of_a_checkout(line: &str, cues: &Cues, project: Option<&str>) -> bool {
     })
 }
 
+/// How many characters of a build output's line are shown in its cue.
+const MAX_CUE_LINE: usize = 80;
+
 /// How many characters of a dependency tree's version are shown in its cue.
 const MAX_VERSION_SHOWN: usize = 24;
 
@@ -1992,6 +2023,33 @@ fn manifest_entry(
     }
     if before.trim_start().trim_start_matches(['`', '>', ' ']) == "Adding " && versioned(after) {
         return Some(format!("`Adding {name}` (a package manager's output)"));
+    }
+    // cargo's build output names a crate of the build: "   Compiling usearch v2.17.1",
+    // "failed to run custom build command for `usearch v2.17.1`", "warning:
+    // usearch@2.17.1: …", a `--timings` row ("usearch v2.17.0 (build script)  37.1s") or
+    // `cargo tree`'s root ("usearch v2.17.2"). Not a crate of a checkout's build (a repo
+    // path in parentheses after the version: cargo run in the repo), nor the root of an
+    // inverted tree whose first dependent is another crate (`cargo tree -i duckdb`, then
+    // "└── codegraph-store"): another crate's dependency.
+    let bare = before.trim_start();
+    let rest = &text[end..];
+    let cargo_version = rest.strip_prefix(" v").is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+    let row = from == line_start && bare.is_empty();
+    let compiled = (bare == "Compiling " || bare.ends_with("build command for `") || row) && cargo_version
+        || bare == "warning: " && versioned(after);
+    if compiled {
+        let line_stop = memchr::memchr(b'\n', rest.as_bytes()).map_or(text.len(), |i| end + i);
+        let dependent = text[line_stop..]
+            .strip_prefix('\n')
+            .and_then(|next| next.trim_start().strip_prefix(['└', '├']))
+            .map(|branch| branch.trim_start_matches(['─', ' ']));
+        let of_another = row
+            && dependent
+                .is_some_and(|d| project.is_none_or(|p| !d.get(..p.len()).is_some_and(|w| w.eq_ignore_ascii_case(p))));
+        if !of_another && !lock_of_a_checkout(&text[end..line_stop], cues, project) {
+            let line: String = text[line_start..line_stop].trim().chars().take(MAX_CUE_LINE).collect();
+            return Some(format!("cargo's build output \"{line}\""));
+        }
     }
     if branch && versioned(after) {
         let rest = text[end..].strip_prefix(' ').unwrap_or(&text[end..]);
@@ -2591,6 +2649,28 @@ fn repo_flag(text: &str, line_start: usize, start: usize, end: usize, cues: &Cue
     Some(cue)
 }
 
+/// `Some(cue)` when the mention ends a path (`~/ref/gastown`) given as the value of a
+/// repo flag: `patina scrape --repo ~/ref/gastown` runs on a checkout of the repo
+/// (`Some("")` when the command tests nothing, as [`repo_flag`]). The path's last
+/// segment is the mention, trailing punctuation aside.
+fn repo_flag_on_path(
+    text: &str,
+    layout: &Layout,
+    line_start: usize,
+    line_stop: usize,
+    start: usize,
+    end: usize,
+    cues: &Cues,
+) -> Option<String> {
+    let (token_start, token_end) = layout.token_around(start, end, line_start, line_stop);
+    let ends_path = text[end..token_end].trim_end_matches(['.', ',', ';', ':', '`', '"', '\'', ')']).is_empty()
+        || text[end..token_end] == *"/";
+    if !ends_path || token_start == start {
+        return None;
+    }
+    repo_flag(text, line_start, token_start, end, cues)
+}
+
 /// Where the flag of `[testing] repo_flags` that `before` (the line up to a mention) ends
 /// with begins: "`patina scrape --repo `", "--issues=" (the value is the mention).
 fn flag_before(before: &str, cues: &Cues) -> Option<usize> {
@@ -2917,7 +2997,7 @@ mod tests {
             node("dust", &[]),
             node("codex", &["openai/codex"]),
             node("codex-autorunner", &[]),
-            node("scryer-prolog", &[]),
+            NodeRegistered { packages: vec!["scryer-prolog".into()], ..node("scryer-prolog", &[]) },
             node("game-engine", &[]),
             node("duckdb", &[]),
             node("dagger", &[]),
@@ -2944,6 +3024,63 @@ mod tests {
     fn cue_of(text: &str, repo: &str) -> (CueClass, String) {
         let (_, class, cue) = check(text).into_iter().find(|(id, ..)| id == repo).expect(repo);
         (class, cue)
+    }
+
+    /// Stop 55, from an ordinary month's logs (set 31): a repo flag given a checkout's path,
+    /// cargo's build output, a crate's name as Rust code writes it, and a lead-in line of
+    /// several sentences leading with its last.
+    #[test]
+    fn checkout_paths_build_output_crate_identifiers_and_last_sentence_lead_ins() {
+        // `--repo ~/ref/gastown`: the path's last segment is the repo the command runs on.
+        let scrape = "```\n$ patina scrape --repo ~/ref/dojo\n  go: 286 files, 3,114 functions\n```\n";
+        assert_eq!(cue_of(scrape, "dojo"), (CueClass::Testing, "patina scrape --repo ~/ref/dojo".into()));
+        // Not a folder inside the checkout, nor a path given to another flag or command.
+        for text in ["$ patina scrape --repo ~/ref/dojo/crates", "$ patina scrape --out ~/ref/dojo", "$ ls ~/ref/dojo"]
+        {
+            assert!(check(text).iter().all(|(id, ..)| id != "dojo"), "{text}: {:?}", check(text));
+        }
+        // A flag of a command that tests nothing makes the path a mention, and no cue.
+        assert_eq!(cue_of("$ git clone x --repo ~/ref/dojo", "dojo").0, CueClass::Plain);
+
+        // cargo's build output names the crates the build compiles.
+        for (text, cue) in [
+            ("```\n   Compiling duckdb v1.2.1\n```\n", "cargo's build output \"Compiling duckdb v1.2.1\""),
+            (
+                "error: failed to run custom build command for `duckdb v1.2.1`",
+                "cargo's build output \"error: failed to run custom build command for `duckdb v1.2.1`\"",
+            ),
+            ("warning: duckdb@1.2.1: unknown type", "cargo's build output \"warning: duckdb@1.2.1: unknown type\""),
+        ] {
+            assert_eq!(cue_of(text, "duckdb"), (CueClass::Using, cue.into()), "{text}");
+        }
+        // A `--timings` row, and `cargo tree`'s root when the project depends on it.
+        let timings = "```\n$ cargo build --release --timings\n  duckdb v1.1.1 (build script)   239.7s\n```\n";
+        assert_eq!(cue_of(timings, "duckdb").0, CueClass::Using);
+        let uses = |text: &str| check(text).iter().any(|(id, class, _)| id == "duckdb" && *class == CueClass::Using);
+        assert!(uses("```\n$ cargo tree -i duckdb\nduckdb v1.1.3\n└── patina-ai v0.14.1 (~/projects/patina)\n```\n"));
+        // Another crate's dependency: the inverted tree's first dependent is not the project.
+        assert!(!uses("```\n$ cargo tree -i duckdb\nduckdb v1.1.3\n└── codegraph-store v0.6.1\n```\n"));
+        // Not a crate built inside a repo's checkout, nor a crate without its version.
+        let checkout = "   Compiling dojo v1.0.0 (/home/n/.patina/repos/dojo/crates/dojo)";
+        assert_eq!(cue_of(checkout, "dojo").0, CueClass::Plain);
+        assert_eq!(cue_of("   Compiling duckdb now", "duckdb").0, CueClass::Plain);
+
+        // `scryer_prolog::Machine`: the crate `scryer-prolog` as Rust code names it.
+        let rust = "static MACHINE: OnceLock<Mutex<scryer_prolog::Machine>> = OnceLock::new();";
+        assert_eq!(cue_of(rust, "scryer-prolog"), (CueClass::Using, "Rust path `scryer_prolog::Machine`".into()));
+
+        // The last sentence of a lead-in line leads its list: the note's items are plans
+        // and options written down, not a bump.
+        let note = "Bumping the duckdb crate again reminded me how heavy the build is. Wrote a note:\n\
+                    - candidate for later: turso (sync core)\n";
+        assert_eq!(cue_of(note, "turso").0, CueClass::Plain);
+        let results = "Reran the parser after the fix. Tested on:\n- dojo: 1,231 files\n";
+        assert_eq!(cue_of(results, "dojo").0, CueClass::Testing);
+        // A lead-in opening with a negation leads nothing (a real October log: the steps
+        // an agent should take, each "using the Dagger infrastructure").
+        let steps = "Agents should iterate using the dagger setup. Not just run tests once, but:\n\
+                     1. Create workspace (git branch + dagger)\n";
+        assert_ne!(cue_of(steps, "dagger").0, CueClass::Testing);
     }
 
     /// Stop 52, from an ordinary month's logs (set 27): a run's count straight after the
