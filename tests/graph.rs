@@ -1459,8 +1459,8 @@ struct WholeSetLabel {
 /// 0.96). `eval/precision-traps-33` and `-34` (stop 55: October and November 2028, one
 /// brief, an ordinary month with uses, test runs and studies in about equal room): set 33
 /// was read once before any choice (each log alone 0.74 / 0.63, whole 0.82 / 0.82), then
-/// became a fit set; set 34 is held out, read once after the stop-55 choices (0.74 / 0.74,
-/// whole 0.80 / 0.89). Sets 6
+/// became a fit set; set 34 is held out, read after the stop-55 choices (0.74 / 0.71,
+/// whole 0.79 / 0.85). Sets 6
 /// on also carry whole-set labels (what holds after the last log, what a
 /// later log ended). The whole-set table's last column counts the labelled removals and
 /// retractions (a log and a repo) whose log holds an ending mention of the repo (stop 43).

@@ -460,6 +460,16 @@ struct GappedRule {
     last_words: std::sync::Arc<Vec<String>>,
 }
 
+/// The head of a compound as [`Cues::compound_after`] gives it: its last word ("adapter"
+/// of "launch adapter").
+fn head_noun(noun: &str) -> &str {
+    noun.rsplit(' ').next().unwrap_or(noun)
+}
+
+/// The longest modifier word between a mention and a strong compound ("launch" in "the
+/// claude-code launch adapter").
+const MAX_MODIFIER: usize = 12;
+
 /// The most words a gapped phrase holds between its verb and its preposition, articles
 /// aside (at most twice as many with them).
 const MAX_GAP_WORDS: usize = 5;
@@ -954,14 +964,28 @@ impl Cues {
         if glued {
             return None;
         }
-        let word = &word[..word_end];
-        let (_, class) = self.compounds.iter().find(|(w, _)| w.eq_ignore_ascii_case(word))?;
-        Some((*class, word.to_string()))
+        let head = &word[..word_end];
+        if let Some((_, class)) = self.compounds.iter().find(|(w, _)| w.eq_ignore_ascii_case(head)) {
+            return Some((*class, head.to_string()));
+        }
+        // One lower-case modifier before a strong compound: "the claude-code launch adapter",
+        // "the loro sync crate" (stop 55: set 33). The noun is both words.
+        let modifier =
+            skip == 0 && (3..=MAX_MODIFIER).contains(&head.len()) && head.bytes().all(|b| b.is_ascii_lowercase());
+        let second = after.strip_prefix(' ').filter(|_| modifier)?;
+        let second_end = second.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(second.len());
+        let glued = second[second_end..].starts_with(['-', '/', '_', '.']);
+        let noun = &second[..second_end];
+        let strong = self.strong_compounds.iter().any(|w| w.eq_ignore_ascii_case(noun));
+        let (_, class) =
+            self.compounds.iter().find(|(w, _)| w.eq_ignore_ascii_case(noun)).filter(|_| strong && !glued)?;
+        Some((*class, format!("{head} {noun}")))
     }
 
     /// Whether a compound (a cue text as [`Cues::compound_after`] gives it) is one of
     /// `[using] subject_compounds`: a test subject's own thing in a file that tests it.
     pub fn is_subject_compound(&self, noun: &str) -> bool {
+        let noun = head_noun(noun);
         self.subject_compounds.iter().any(|w| w.eq_ignore_ascii_case(noun))
     }
 
@@ -972,6 +996,7 @@ impl Cues {
     pub fn is_strong_compound(&self, noun: &str, rest: &str) -> bool {
         let next = rest.trim_start_matches(' ');
         let next = &next[..next.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(next.len())];
+        let noun = head_noun(noun);
         self.strong_compounds.iter().any(|w| w.eq_ignore_ascii_case(noun))
             && !self.plan_nouns.iter().any(|w| w.eq_ignore_ascii_case(next))
     }
@@ -1595,6 +1620,7 @@ impl Cues {
     /// Whether a compound names a part of the project built on the repo
     /// (`[using] project_parts`): a test run on "the turso store" ran the project's store.
     pub fn is_project_part(&self, noun: &str) -> bool {
+        let noun = head_noun(noun);
         self.project_parts.iter().any(|w| w.eq_ignore_ascii_case(noun))
     }
 
@@ -2267,6 +2293,15 @@ mod tests {
         assert_eq!(after("the DuckDB crate::Connection", "DuckDB"), None);
         assert_eq!(after("the SDL codebase", "SDL"), None);
         assert_eq!(after("ended with SDL", "SDL"), None);
+        // One lower-case modifier before a strong compound (stop 55): "the claude-code launch
+        // adapter". Not before a weak one, a capitalised word, or a glued noun.
+        let launch = after("The claude-code launch adapter (`patina launch claude`) now runs", "claude-code");
+        assert_eq!(launch, Some((CueClass::Using, "launch adapter".into())));
+        assert!(cues.is_strong_compound("launch adapter", " now runs"));
+        assert!(cues.is_project_part("launch adapter"));
+        assert_eq!(after("the SDL parse pipeline", "SDL"), None);
+        assert_eq!(after("the dojo Katana adapter", "dojo"), None);
+        assert_eq!(after("the dojo launch adapter.rs file", "dojo"), None);
         let user = "[testing]\ncompounds = [\"fixture\"]\n".to_string();
         let cues = Cues::load(&[("user.toml".into(), user)]).unwrap();
         assert_eq!(cues.compound_after("the SDL fixture", 7, 15), Some((CueClass::Testing, "fixture".into())));

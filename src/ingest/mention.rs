@@ -489,6 +489,18 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                     Some(hit) if hit.class == CueClass::Learning && moved_between_repos(text, line, c, &hit, s_end) => {
                         (None, false)
                     }
+                    // "Bumped the vendored grammar, regenerated the parser, rescraped
+                    // gemini-cli: 0 parse errors": a verb right before the mention, its
+                    // object, says more than a strong cue of another clause of the list.
+                    Some(hit)
+                        if hit.strong
+                            && let Some(verb) = cue_hits.weak_right_before(c.start)
+                            && hit.end <= verb.start
+                            && text[hit.end..verb.start].contains(',') =>
+                    {
+                        cue_at = verb.start;
+                        (Some((verb.class, text[verb.start..verb.end].to_string())), false)
+                    }
                     Some(hit) => {
                         cue_at = hit.start;
                         (Some((hit.class, text[hit.start..hit.end].to_string())), hit.strong)
@@ -1241,6 +1253,9 @@ fn inline_lead_in(
     cues: &Cues,
 ) -> Option<(CueClass, String)> {
     let words = inline_lead_words(text, colons, colon, s_start);
+    if is_commit_type(words) {
+        return None;
+    }
     match cues.lead_in_class(words) {
         Some((class, hit, true)) if class != CueClass::Plain => {
             let label: String = words.trim().trim_start_matches(['#', '-', '*', ' ']).replace("**", "");
@@ -1248,6 +1263,24 @@ fn inline_lead_in(
         }
         _ => None,
     }
+}
+
+/// Whether an inline lead-in's words are a commit's hash and type (`- 0ae4b12 bench`,
+/// `71d7b4a store(knn)`): "0ae4b12 bench: re-run knn, usearch only" is a commit's subject,
+/// not a list of benchmarked repos (stop 55: set 11).
+fn is_commit_type(words: &str) -> bool {
+    let label = words.trim().trim_start_matches(['-', '*', '+', ' ', '`']);
+    let mut parts = label.split_whitespace();
+    let (Some(hash), Some(kind), None) = (parts.next(), parts.next(), parts.next()) else {
+        return false;
+    };
+    let kind = kind.strip_suffix('!').unwrap_or(kind);
+    let kind = kind.split_once('(').map_or(kind, |(kind, scope)| if scope.ends_with(')') { kind } else { "" });
+    (7..=40).contains(&hash.len())
+        && hash.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+        && hash.bytes().any(|b| b.is_ascii_digit())
+        && !kind.is_empty()
+        && kind.bytes().all(|b| b.is_ascii_lowercase())
 }
 
 /// Words that, between a phrase pointing forward and a mention after it, make the mention a
@@ -2900,6 +2933,14 @@ impl CueIndex {
         CueIndex { strong, weak }
     }
 
+    /// A weak cue ending one space before `start` ("rescraped gemini-cli"): the mention
+    /// is its object.
+    fn weak_right_before(&self, start: usize) -> Option<CueHit> {
+        let i = self.weak.partition_point(|h| h.end < start);
+        let hit = *self.weak.get(i.checked_sub(1)?)?;
+        (hit.end + 1 == start && !hit.points_forward).then_some(hit)
+    }
+
     /// A strong testing phrase that points forward ("failed on", "crashed on") standing
     /// right after the mention ending at `end`, with only spaces or a repo word between:
     /// the mention is its subject ("SDL failed on parsing"), the repo that was tested.
@@ -3081,6 +3122,11 @@ mod tests {
         let steps = "Agents should iterate using the dagger setup. Not just run tests once, but:\n\
                      1. Create workspace (git branch + dagger)\n";
         assert_ne!(cue_of(steps, "dagger").0, CueClass::Testing);
+        // A commit's hash and type is no inline lead-in (set 11: the project's bench re-run
+        // on one of its own backends).
+        let commit = cue_of("- 0ae4b12 bench: re-run knn, duckdb only", "duckdb").1;
+        assert!(!commit.contains("inline lead-in"), "{commit}");
+        assert_eq!(cue_of("- bench: dojo 3.1s, SDL 4.2s", "SDL").0, CueClass::Testing);
     }
 
     /// Stop 52, from an ordinary month's logs (set 27): a run's count straight after the
