@@ -508,13 +508,8 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                     None => (None, false),
                 },
             };
-            if !strong
-                && let Some(hit) = cue_hits.failure_of_subject(text, c.end, s_end, &cues.repo_words)
-                && text[hit.start..hit.end].split_whitespace().next().is_some_and(|w| cues.is_failure_word(w))
-            {
-                // "quickparse failed on the symbol step": the repo is what failed. Not a verb
-                // of running after a tool's name ("`opencode run` waits on stdin": the
-                // tool's own subcommand; stop 55, set 33).
+            if !strong && let Some(hit) = cue_hits.failure_of_subject(text, c.end, s_end, cues) {
+                // "quickparse failed on the symbol step": the repo is what failed.
                 cue = Some((hit.class, text[hit.start..hit.end].to_string()));
                 strong = true;
                 cue_at = hit.start;
@@ -2696,8 +2691,9 @@ fn repo_flag_on_path(
     cues: &Cues,
 ) -> Option<String> {
     let (token_start, token_end) = layout.token_around(start, end, line_start, line_stop);
-    let ends_path = text[end..token_end].trim_end_matches(['.', ',', ';', ':', '`', '"', '\'', ')']).is_empty()
-        || text[end..token_end] == *"/";
+    // A token holds no quote, comma or parenthesis (`is_token_byte`): only a full stop, a
+    // colon or a closing slash may follow the name.
+    let ends_path = text[end..token_end].trim_end_matches(['.', ':', '/']).is_empty();
     if !ends_path || token_start == start {
         return None;
     }
@@ -2941,19 +2937,24 @@ impl CueIndex {
         (hit.end + 1 == start && !hit.points_forward).then_some(hit)
     }
 
-    /// A strong testing phrase that points forward ("failed on", "crashed on") standing
-    /// right after the mention ending at `end`, with only spaces or a repo word between:
-    /// the mention is its subject ("SDL failed on parsing"), the repo that was tested.
-    fn failure_of_subject(&self, text: &str, end: usize, s_end: usize, repo_words: &[String]) -> Option<CueHit> {
+    /// A strong testing phrase that points forward and opens with a failure word ("failed
+    /// on", "crashed on") standing right after the mention ending at `end`, with only
+    /// spaces or a repo word between: the mention is its subject ("SDL failed on parsing"),
+    /// the repo that was tested. Not a verb of running after a tool's name ("`opencode run`
+    /// waits on stdin" is the tool's own subcommand; stop 55, set 33).
+    fn failure_of_subject(&self, text: &str, end: usize, s_end: usize, cues: &Cues) -> Option<CueHit> {
         let i = self.strong.partition_point(|h| h.start < end);
         let hit = *self.strong.get(i)?;
         if hit.end > s_end || !hit.points_forward || hit.class != CueClass::Testing || hit.start - end > MAX_SUBJECT_GAP
         {
             return None;
         }
+        if !text[hit.start..hit.end].split_whitespace().next().is_some_and(|w| cues.is_failure_word(w)) {
+            return None;
+        }
         let gap = text[end..hit.start].trim();
         let gap = gap.strip_prefix("'s").unwrap_or(gap).trim();
-        (gap.is_empty() || repo_words.iter().any(|w| w.eq_ignore_ascii_case(gap))).then_some(hit)
+        (gap.is_empty() || cues.repo_words.iter().any(|w| w.eq_ignore_ascii_case(gap))).then_some(hit)
     }
 
     /// The cue of the mention `[start, end)` within its sentence `[s_start, s_end)`: the
