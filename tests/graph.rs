@@ -1460,7 +1460,11 @@ struct WholeSetLabel {
 /// brief, an ordinary month with uses, test runs and studies in about equal room): set 33
 /// was read once before any choice (each log alone 0.74 / 0.63, whole 0.82 / 0.82), then
 /// became a fit set; set 34 is held out, read after the stop-55 choices (0.74 / 0.71,
-/// whole 0.79 / 0.85). Sets 6
+/// whole 0.79 / 0.85). `eval/precision-traps-35` and `-36` (stop 56: December 2028 and
+/// January 2029, the same brief, logs of varied length, evidence in pasted terminal
+/// sessions, Cargo diffs, results tables and commit lists): set 35 was read once before any
+/// choice (each log alone 0.80 / 0.88, whole 0.88 / 0.92) and is the next fit set; set 36
+/// is held out (0.88 / 0.85, whole 0.91 / 0.84). Sets 6
 /// on also carry whole-set labels (what holds after the last log, what a
 /// later log ended). The whole-set table's last column counts the labelled removals and
 /// retractions (a log and a repo) whose log holds an ending mention of the repo (stop 43).
@@ -1506,6 +1510,8 @@ fn precision_traps_table() {
         ("eval/precision-traps-32", true),
         ("eval/precision-traps-33", false),
         ("eval/precision-traps-34", true),
+        ("eval/precision-traps-35", false),
+        ("eval/precision-traps-36", true),
     ];
     for (set, held_out) in sets {
         let (row, misses, sessions) = precision_trap_scores(&root().join(set), model.as_deref());
