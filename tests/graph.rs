@@ -1512,6 +1512,8 @@ fn precision_traps_table() {
         ("eval/precision-traps-34", true),
         ("eval/precision-traps-35", false),
         ("eval/precision-traps-36", true),
+        ("eval/precision-traps-37", false),
+        ("eval/precision-traps-38", true),
     ];
     for (set, held_out) in sets {
         let (row, misses, sessions) = precision_trap_scores(&root().join(set), model.as_deref());

@@ -6,14 +6,14 @@
 use std::path::Path;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::event::CueClass;
 
 /// The built-in vocabulary.
 pub const DEFAULT_CUES: &str = include_str!("../../rules/cues.toml");
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct RawCues {
     #[serde(default)]
@@ -38,7 +38,7 @@ struct RawCues {
     negation: RawNegation,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct RawClass {
     #[serde(default)]
@@ -80,6 +80,10 @@ struct RawClass {
     #[serde(default)]
     design_nouns: Vec<String>,
     #[serde(default)]
+    taking_back_objects: Vec<String>,
+    #[serde(default)]
+    taken_nouns: Vec<String>,
+    #[serde(default)]
     design_origin_verbs: Vec<String>,
     #[serde(default)]
     design_gap_faults: Vec<String>,
@@ -106,7 +110,7 @@ struct RawClass {
     result_metrics: Vec<String>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct RawLeadIn {
     #[serde(default)]
@@ -129,7 +133,7 @@ struct RawLeadIn {
     measurement_units: Vec<String>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct RawEnding {
     #[serde(default)]
@@ -164,7 +168,7 @@ struct RawEnding {
     commands: Vec<String>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct RawHedge {
     #[serde(default)]
@@ -173,6 +177,14 @@ struct RawHedge {
     lead_ins: Vec<String>,
     #[serde(default)]
     label_lead_ins: Vec<String>,
+    #[serde(default)]
+    modifier_participles: Vec<String>,
+    #[serde(default)]
+    modifier_determiners: Vec<String>,
+    #[serde(default)]
+    modifier_prepositions: Vec<String>,
+    #[serde(default)]
+    purpose_times: Vec<String>,
     #[serde(default)]
     other_parties: Vec<String>,
     #[serde(default)]
@@ -208,7 +220,7 @@ impl Void {
     }
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct RawNegation {
     #[serde(default)]
@@ -241,7 +253,7 @@ struct RawNegation {
     denial_prepositions: Vec<String>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct RawContext {
     #[serde(default)]
@@ -254,14 +266,14 @@ struct RawContext {
     query_words: Vec<String>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct RawAmbiguous {
     #[serde(default)]
     ids: Vec<String>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct RawBulk {
     min_distinct_nodes: Option<usize>,
@@ -323,6 +335,13 @@ pub struct Cues {
     /// Lower-cased `[hedge] label_lead_ins`: a lead-in whose whole label is one of them
     /// ("### 15:52 - Next") leads plans.
     hedge_label_lead_ins: Vec<String>,
+    /// `[hedge] modifier_participles`, `modifier_determiners` and `modifier_prepositions`:
+    /// "the idea parked on the 5th" describes the idea, it hedges no act.
+    modifier_participles: Vec<String>,
+    modifier_determiners: Vec<String>,
+    modifier_prepositions: Vec<String>,
+    /// `[hedge] purpose_times`: right after "so" they open a purpose, not a plan.
+    purpose_times: Vec<String>,
     /// Lower-cased negations, and the first words of phrases they never void (`[negation]`).
     negators: Vec<String>,
     /// Lower-cased `[learning] design_origin_verbs` ("came" in "the approach came from"),
@@ -353,6 +372,10 @@ pub struct Cues {
     study_verbs: Vec<String>,
     /// Lower-cased verbs of taking alone (`[learning] gapped_verbs`).
     origin_verbs: Vec<String>,
+    /// Lower-cased `[learning] taking_back_objects` and `taken_nouns`: what a sentence
+    /// opening with a verb of taking took from the repo named before it.
+    taking_back_objects: Vec<String>,
+    taken_nouns: Vec<String>,
     /// Lower-cased verbs of fetching a repo (`acquire_verbs`), longest first: "Cloned X
     /// and read …" studies X.
     acquire_verbs: Vec<String>,
@@ -460,11 +483,22 @@ struct GappedRule {
     last_words: std::sync::Arc<Vec<String>>,
 }
 
+/// `s` cut after its first run of ASCII letters (the first `skip` bytes taken as they are):
+/// the word and the text after it.
+fn split_alphabetic(s: &str, skip: usize) -> (&str, &str) {
+    let end = s[skip..].find(|c: char| !c.is_ascii_alphabetic()).map_or(s.len(), |i| i + skip);
+    s.split_at(end)
+}
+
 /// The head of a compound as [`Cues::compound_after`] gives it: its last word ("adapter"
 /// of "launch adapter").
 fn head_noun(noun: &str) -> &str {
     noun.rsplit(' ').next().unwrap_or(noun)
 }
+
+/// The most words between "the" and a design taken ("Took the priority model"): see
+/// [`Cues::taking_without_source`].
+const MAX_TAKEN_WORDS: usize = 3;
 
 /// The longest modifier word between a mention and a strong compound ("launch" in "the
 /// claude-code launch adapter").
@@ -835,6 +869,10 @@ impl Cues {
             row_verdicts: lower(merged.ending.row_verdicts.into_iter().chain(merged.ending.row_retractions).collect()),
             hedge_lead_ins,
             hedge_label_lead_ins: lower(merged.hedge.label_lead_ins.clone()),
+            modifier_participles: merged.hedge.modifier_participles.clone(),
+            modifier_determiners: merged.hedge.modifier_determiners.clone(),
+            modifier_prepositions: merged.hedge.modifier_prepositions.clone(),
+            purpose_times: merged.hedge.purpose_times.clone(),
             design_origin_verbs: lower(merged.learning.design_origin_verbs.clone()),
             design_gap_faults: lower(merged.learning.design_gap_faults.clone()),
             negators: lower(merged.negation.words).into_iter().map(|w: String| w.replace('\u{2019}', "'")).collect(),
@@ -864,6 +902,8 @@ impl Cues {
             ),
             study_verbs: longest_first(merged.learning.study_verbs.clone()),
             origin_verbs: lower(merged.learning.gapped_verbs.clone()),
+            taking_back_objects: lower(merged.learning.taking_back_objects.clone()),
+            taken_nouns: lower(merged.learning.taken_nouns.clone()),
             acquire_verbs: longest_first(merged.learning.acquire_verbs.clone()),
             hearsay_nouns: lower(merged.learning.hearsay_nouns.clone()),
             result_nouns: lower(merged.learning.result_nouns.clone()),
@@ -955,31 +995,32 @@ impl Cues {
                 (word, 0)
             }
         };
-        let word_end = word[skip..].find(|c: char| !c.is_ascii_alphabetic()).map_or(word.len(), |i| i + skip);
+        let (head, after) = split_alphabetic(word, skip);
         // A noun glued to more ("integration-tests.md", "crate::x") is not the head noun;
         // a colon that ends a label ("the Dagger integration:") is punctuation.
-        let after = &word[word_end..];
         let glued = after.starts_with(['-', '/', '_'])
             || (after.starts_with(':') && !matches!(after[1..].chars().next(), None | Some(' ')));
         if glued {
             return None;
         }
-        let head = &word[..word_end];
-        if let Some((_, class)) = self.compounds.iter().find(|(w, _)| w.eq_ignore_ascii_case(head)) {
-            return Some((*class, head.to_string()));
+        if let Some(class) = self.compound_class(head) {
+            return Some((class, head.to_string()));
         }
         // One lower-case modifier before a strong compound: "the claude-code launch adapter",
         // "the loro sync crate" (stop 55: set 33). The noun is both words.
         let modifier =
             skip == 0 && (3..=MAX_MODIFIER).contains(&head.len()) && head.bytes().all(|b| b.is_ascii_lowercase());
         let second = after.strip_prefix(' ').filter(|_| modifier)?;
-        let second_end = second.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(second.len());
-        let glued = second[second_end..].starts_with(['-', '/', '_', '.']);
-        let noun = &second[..second_end];
+        let (noun, after) = split_alphabetic(second, 0);
+        let glued = after.starts_with(['-', '/', '_', '.']);
         let strong = self.strong_compounds.iter().any(|w| w.eq_ignore_ascii_case(noun));
-        let (_, class) =
-            self.compounds.iter().find(|(w, _)| w.eq_ignore_ascii_case(noun)).filter(|_| strong && !glued)?;
-        Some((*class, format!("{head} {noun}")))
+        let class = self.compound_class(noun).filter(|_| strong && !glued)?;
+        Some((class, format!("{head} {noun}")))
+    }
+
+    /// The class of a `[*] compounds` noun, matched without case.
+    fn compound_class(&self, noun: &str) -> Option<CueClass> {
+        self.compounds.iter().find(|(w, _)| w.eq_ignore_ascii_case(noun)).map(|(_, class)| *class)
     }
 
     /// Whether a compound (a cue text as [`Cues::compound_after`] gives it) is one of
@@ -1289,6 +1330,33 @@ impl Cues {
     /// claim.
     pub fn origin_verbs(&self) -> &[String] {
         &self.origin_verbs
+    }
+
+    /// The verb of taking that opens `sentence` (from its first word to its end) when the
+    /// sentence names no source of its own: its object points back ("Took that for yolo",
+    /// `[learning] taking_back_objects`) or is a design ("Took the priority model for
+    /// yolo's `policy.toml`", `taken_nouns`), and its clause has no "from" and no negation.
+    /// As written.
+    pub fn taking_without_source<'t>(&self, sentence: &'t str) -> Option<&'t str> {
+        let (verb, rest) = split_alphabetic(sentence, 0);
+        if !self.origin_verbs.iter().any(|v| v.eq_ignore_ascii_case(verb)) {
+            return None;
+        }
+        let rest = rest.strip_prefix(' ')?;
+        let clause = &rest[..rest.find([':', ';', '(', '\u{2014}', '.']).unwrap_or(rest.len())];
+        let words: Vec<&str> = clause.split([' ', '`']).filter(|w| !w.is_empty()).collect();
+        let is = |word: &str, list: &[String]| list.iter().any(|w| w.eq_ignore_ascii_case(word));
+        if words.iter().any(|w| w.eq_ignore_ascii_case("from") || self.is_negator(w)) {
+            return None;
+        }
+        let points_back = self.taking_back_objects.iter().any(|object| {
+            rest.get(..object.len()).is_some_and(|w| w.eq_ignore_ascii_case(object))
+                && !rest[object.len()..].starts_with(|c: char| c.is_alphanumeric())
+        });
+        // "the", at most three words, then the design taken.
+        let design = words.first().is_some_and(|w| w.eq_ignore_ascii_case("the"))
+            && words.iter().skip(1).take(MAX_TAKEN_WORDS + 1).any(|w| is(w.trim_end_matches(','), &self.taken_nouns));
+        (points_back || design).then_some(verb)
     }
 
     /// The verb of taking or study right before `start` ("Adopted" in "Adopted opencode's",
@@ -1642,8 +1710,42 @@ impl Cues {
         self.hedges
             .find_iter(text)
             .filter(|m| is_word_boundary(bytes, m.start(), m.end()))
+            .filter(|m| !self.describes_a_noun(text, m.start(), m.end()) && !self.opens_a_purpose(text, m.start(), m.end()))
             .map(|m| (m.start(), m.end(), self.hedge_kinds[m.pattern().as_usize()]))
             .collect()
+    }
+
+    /// Whether the hedge at `text[start..end]` is a time (`[hedge] purpose_times`) opening
+    /// a clause of purpose, right after "so" or "so that": "Written into `deps.md` so next
+    /// month starts from facts" wrote it. The time is the purpose's, not the act's.
+    fn opens_a_purpose(&self, text: &str, start: usize, end: usize) -> bool {
+        let before = text[..start].trim_end_matches(' ');
+        let before = before.strip_suffix(" that").unwrap_or(before).as_bytes();
+        before.len() > 2
+            && before[before.len() - 2..].eq_ignore_ascii_case(b"so")
+            && [b' ', b'`', b','].contains(&before[before.len() - 3])
+            && self.purpose_times.iter().any(|t| t.eq_ignore_ascii_case(&text[start..end]))
+    }
+
+    /// Whether the hedge word at `text[start..end]` is a participle describing the noun
+    /// before it (`[hedge] modifier_participles`): "the idea parked on the 5th", a
+    /// determiner and one noun before it, a preposition after it. No allocation.
+    fn describes_a_noun(&self, text: &str, start: usize, end: usize) -> bool {
+        let eq = |word: &str, list: &[String]| list.iter().any(|w| w.eq_ignore_ascii_case(word));
+        if !eq(&text[start..end], &self.modifier_participles) {
+            return false;
+        }
+        let next = text[end..].strip_prefix(' ').unwrap_or("");
+        let next = &next[..next.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(next.len())];
+        let mut before = text[..start].strip_suffix(' ').unwrap_or("").rsplit(' ');
+        let (Some(noun), Some(determiner)) = (before.next(), before.next()) else {
+            return false;
+        };
+        eq(next, &self.modifier_prepositions)
+            && eq(determiner, &self.modifier_determiners)
+            && !noun.is_empty()
+            && noun.bytes().all(|b| b.is_ascii_alphabetic())
+            && !eq(noun, &self.act_denial.auxiliaries)
     }
 
     /// The ending word a lead-in line is ("### Removed", "**Dropped:**", "Deprecated
@@ -1680,7 +1782,10 @@ impl Cues {
             |m: aho_corasick::Match| is_word_boundary(bytes, m.start(), m.end()).then(|| &line[m.start()..m.end()]);
         let plan = self.hedge_lead_ins.find_iter(line).find_map(word).map(|w| (w, Void::Hedge));
         plan.or_else(|| {
-            self.hedges.find_iter(line).find_map(|m| word(m).map(|w| (w, self.hedge_kinds[m.pattern().as_usize()])))
+            self.hedges
+                .find_iter(line)
+                .filter(|m| !self.opens_a_purpose(line, m.start(), m.end()))
+                .find_map(|m| word(m).map(|w| (w, self.hedge_kinds[m.pattern().as_usize()])))
         })
     }
 
@@ -2005,6 +2110,8 @@ fn merged_vocabulary(extra: &[(String, String)]) -> Result<(RawCues, blake3::Has
             into.study_verbs.extend(from.study_verbs);
             into.study_prepositions.extend(from.study_prepositions);
             into.design_nouns.extend(from.design_nouns);
+            into.taking_back_objects.extend(from.taking_back_objects);
+            into.taken_nouns.extend(from.taken_nouns);
             into.design_origin_verbs.extend(from.design_origin_verbs);
             into.design_gap_faults.extend(from.design_gap_faults);
             into.acquire_verbs.extend(from.acquire_verbs);
@@ -2042,6 +2149,11 @@ fn merged_vocabulary(extra: &[(String, String)]) -> Result<(RawCues, blake3::Has
         merged.ending.near_misses.extend(raw.ending.near_misses);
         merged.hedge.phrases.extend(raw.hedge.phrases);
         merged.hedge.lead_ins.extend(raw.hedge.lead_ins);
+        merged.hedge.label_lead_ins.extend(raw.hedge.label_lead_ins);
+        merged.hedge.modifier_participles.extend(raw.hedge.modifier_participles);
+        merged.hedge.modifier_determiners.extend(raw.hedge.modifier_determiners);
+        merged.hedge.modifier_prepositions.extend(raw.hedge.modifier_prepositions);
+        merged.hedge.purpose_times.extend(raw.hedge.purpose_times);
         merged.hedge.plan_nouns.extend(raw.hedge.plan_nouns);
         merged.hedge.dependency_verbs.extend(raw.hedge.dependency_verbs);
         merged.hedge.owner_words.extend(raw.hedge.owner_words);
@@ -2269,6 +2381,36 @@ mod tests {
         assert_eq!(classes, vec![(CueClass::Testing, true), (CueClass::Testing, true), (CueClass::Learning, false)]);
         assert!(cues.repo_flag_commands.contains(&"scrape".to_string()));
         assert!(cues.ambiguous.contains(&"codex".to_string()));
+    }
+
+    #[test]
+    fn a_users_file_extends_every_list_of_the_vocabulary() {
+        // The merge names each list by hand: one it forgot would drop a user's words
+        // silently (stop 57: `[hedge] label_lead_ins` was). The built-in file read twice
+        // doubles every list it fills.
+        fn lists(value: &toml::Value, path: String, out: &mut Vec<(String, usize)>) {
+            match value {
+                toml::Value::Table(table) => {
+                    for (key, value) in table {
+                        lists(value, format!("{path}.{key}"), out);
+                    }
+                }
+                toml::Value::Array(items) => out.push((path, items.len())),
+                _ => {}
+            }
+        }
+        let read = |extra: &[(String, String)]| {
+            let (raw, _) = merged_vocabulary(extra).unwrap();
+            let mut out = Vec::new();
+            lists(&toml::Value::try_from(&raw).unwrap(), String::new(), &mut out);
+            out
+        };
+        let once = read(&[]);
+        let twice = read(&[("again".into(), DEFAULT_CUES.into())]);
+        assert!(once.len() > 100, "{}", once.len());
+        for ((path, n), (_, m)) in once.iter().zip(&twice) {
+            assert_eq!(*m, 2 * n, "{path}");
+        }
     }
 
     #[test]

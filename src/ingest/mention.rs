@@ -558,6 +558,16 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 cue = Some((CueClass::Learning, format!("{verb} {pronoun} ({pronoun}: {})", &text[c.start..c.end])));
                 strong = true;
                 cue_at = at;
+            } else if !strong
+                && (!c.ambiguous || c.repo_context)
+                && let Some((at, verb)) = taking_in_a_later_sentence(text, &breaks, line, c, s_end, line_stop, cues)
+            {
+                // "gemini-cli's policy engine is the cleanest version I know of: … Took the
+                // priority model for yolo's `policy.toml`": a sentence of taking that names
+                // no source takes from the repo named before it.
+                cue = Some((CueClass::Learning, format!("{verb} (a later sentence: {})", &text[c.start..c.end])));
+                strong = true;
+                cue_at = at;
             }
             if !strong
                 && cue.as_ref().is_none_or(|(class, _)| *class == CueClass::Using)
@@ -589,8 +599,17 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 // of the project built on it ("the usearch crate", "the dagger adapter") is
                 // strong, unless the sentence's own word is of another class ("scraped the
                 // dojo crate: 367 chunks" ran on it).
-                let other_class = cue.as_ref().is_some_and(|(class, _)| *class != compound.0)
-                    || cue_hits.class_in(s_start, s_end, CueClass::Testing) && compound.0 != CueClass::Testing;
+                // Words before a colon that opens the mention's part are a label of it
+                // ("Rerun: image builds in 3m10s, and the claude-code adapter starts
+                // `claude`", stop 57: set 35), not its clause's verb.
+                let part = colons
+                    .partition_point(|&i| i < c.start)
+                    .checked_sub(1)
+                    .map(|i| colons[i] + 1)
+                    .filter(|&at| at > s_start)
+                    .unwrap_or(s_start);
+                let other_class = cue.as_ref().is_some_and(|(class, _)| *class != compound.0) && cue_at >= part
+                    || cue_hits.class_in(part, s_end, CueClass::Testing) && compound.0 != CueClass::Testing;
                 // The compound stands within four bytes of the mention (a '`', spaces, a '-').
                 let rest = &text[c.end..s_end];
                 let after = rest.get(..4 + compound.1.len()).and_then(|w| w.find(compound.1.as_str()));
@@ -646,7 +665,15 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                     .entry(colon)
                     .or_insert_with(|| inline_lead_in(text, &colons, colon, s_start, cues))
                     .clone();
-                if let Some(lead) = lead {
+                // "took from memista: drop the HashMap; usearch key = rowid": a learning
+                // lead-in naming its source is about that source only (stop 57: set 37), as
+                // a lead-in line is.
+                let other_source = lead.as_ref().is_some_and(|(class, _)| *class == CueClass::Learning)
+                    && line[line.partition_point(|o| o.start < s_start)..]
+                        .iter()
+                        .take_while(|o| o.start < colon)
+                        .any(|o| o.node != c.node);
+                if let Some(lead) = lead.filter(|_| !other_source) {
                     cue = Some(lead);
                     strong = true;
                     bound = false;
@@ -1248,7 +1275,9 @@ fn inline_lead_in(
     cues: &Cues,
 ) -> Option<(CueClass, String)> {
     let words = inline_lead_words(text, colons, colon, s_start);
-    if is_commit_type(words) {
+    // A colon inside a code span is code, or a quoted commit's subject ("PR #220 `bench:
+    // --export to duckdb`", stop 57: set 37), no label.
+    if is_commit_type(words) || words.bytes().filter(|&b| b == b'`').count() % 2 == 1 {
         return None;
     }
     match cues.lead_in_class(words) {
@@ -2491,6 +2520,49 @@ fn next_other_repo(line: &[Candidate], c: &Candidate, line_stop: usize) -> usize
         .take_while(|o| o.start < reach)
         .find(|o| o.node != c.node)
         .map_or(line_stop.min(reach), |o| o.start)
+}
+
+/// How many sentences after a mention's one that opens with a verb of taking may stand:
+/// see [`taking_in_a_later_sentence`].
+const MAX_TAKING_SENTENCES: usize = 2;
+
+/// One of the [`MAX_TAKING_SENTENCES`] sentences after the mention's (ending at `s_end`) on
+/// its line, no other repo named before it, that opens with a verb of taking and names no
+/// source of its own ([`Cues::taking_without_source`]): "gemini-cli's policy engine is the
+/// cleanest version I know of: … Took the priority model for yolo's `policy.toml`". Where
+/// its verb stands, and the verb as written.
+fn taking_in_a_later_sentence<'t>(
+    text: &'t str,
+    breaks: &[usize],
+    line: &[Candidate],
+    c: &Candidate,
+    s_end: usize,
+    line_stop: usize,
+    cues: &Cues,
+) -> Option<(usize, &'t str)> {
+    let mut start = s_end;
+    let mut next = breaks.partition_point(|&b| b < s_end);
+    // `line` is sorted by start: the other repos from the mention's end on.
+    let mut others = line[line.partition_point(|o| o.start < c.end)..].iter().filter(|o| o.node != c.node);
+    let first_other = others.next().map_or(usize::MAX, |o| o.start);
+    for _ in 0..MAX_TAKING_SENTENCES {
+        if start >= line_stop {
+            break;
+        }
+        let end = breaks.get(next).map_or(line_stop, |&b| b + 1);
+        if first_other < end {
+            return None;
+        }
+        let sentence = &text[start..end];
+        let opening = sentence.trim_start_matches([' ', '\t']);
+        let at = start + (sentence.len() - opening.len());
+        if let Some(verb) = cues.taking_without_source(opening) {
+            return Some((at, verb));
+        }
+        start = end;
+        next += 1;
+    }
+    None
 }
 
 /// A claim of where something came from, negated, right before the repo (only filler
@@ -4018,6 +4090,29 @@ mod tests {
     }
 
     #[test]
+    fn a_sentence_of_taking_with_no_source_takes_from_the_repo_named_before() {
+        // Stop 57: set 35.
+        let policy = "gemini-cli's policy engine is the cleanest version I know of: rules in TOML, each with a \
+                      priority. Took the priority model for yolo's `policy.toml`.";
+        let (class, why) = cue_of(policy, "gemini-cli");
+        assert_eq!(class, CueClass::Learning);
+        assert_eq!(why, "Took (a later sentence: gemini-cli)");
+        assert_eq!(cue_of("The livestore event log keeps two states. Adopted that for blocks.", "livestore").0, CueClass::Learning);
+        // No design taken, a source of its own, a negation, another repo between, too far.
+        for (text, repo) in [
+            ("The dojo world has 412 files. Took notes on the run.", "dojo"),
+            ("The dojo world has 412 files. Took a step back.", "dojo"),
+            ("livestore keeps two states. Took the block layout from the old store.", "livestore"),
+            ("livestore keeps two states. Took nothing: the layout differs.", "livestore"),
+            ("livestore keeps two states. memista keeps one. Took that for blocks.", "livestore"),
+            ("livestore keeps two states. One. Two. Took that for blocks.", "livestore"),
+        ] {
+            assert_eq!(cue_of(text, repo).0, CueClass::Plain, "{text}");
+        }
+        assert_eq!(cue_of("livestore keeps two states. memista keeps one. Took that for blocks.", "memista").0, CueClass::Learning);
+    }
+
+    #[test]
     fn reading_what_is_said_of_a_repo_or_its_figure_is_no_study() {
         assert_eq!(cue_of("memista came up while reading dojo issues", "dojo").0, CueClass::Plain);
         assert_eq!(cue_of("User has been reading dojo write-ups again.", "dojo").0, CueClass::Plain);
@@ -4051,6 +4146,10 @@ mod tests {
         let of = |id: &str| found.iter().filter(|m| m.0 == id).map(|m| m.1).collect::<Vec<_>>();
         assert_eq!(of("duckdb")[1], CueClass::Plain, "{found:?}");
         assert!(of("SDL").iter().all(|c| *c == CueClass::Learning), "{found:?}");
+        // An inline lead-in too (stop 57: set 37).
+        let inline = "- took from memista: drop the HashMap; duckdb key = rowid now";
+        assert_eq!(cue_of(inline, "memista").0, CueClass::Learning);
+        assert_eq!(cue_of(inline, "duckdb").0, CueClass::Plain);
     }
 
     #[test]
@@ -4422,6 +4521,21 @@ mod tests {
         assert_eq!(cue("We might tune our duckdb schema", "duckdb").0, CueClass::Using);
         assert_eq!(cue("The scraper could not parse it and crashed on dojo", "dojo").0, CueClass::Testing);
         assert_eq!(cue("Tested on dojo: the parser should now work there", "dojo").0, CueClass::Testing);
+        // A participle describing a noun hedges no act (stop 57: set 35); a verb does, and
+        // so does the participle after a noun of two words.
+        let parked = "Went back to the idea parked on the 5th and read livestore properly this time.";
+        assert_eq!(cue(parked, "livestore").0, CueClass::Learning);
+        let suggested = "A user suggested reading how livestore versions its events.";
+        assert_eq!(cue(suggested, "livestore").0, CueClass::Plain);
+        let postponed = "The dojo rescrape postponed until Friday.";
+        assert_eq!(cue(postponed, "dojo").0, CueClass::Plain);
+        assert_eq!(cue("That was planned for dojo: scraped it, 412 files.", "dojo").0, CueClass::Plain);
+        // A hedge opening a clause of purpose is the purpose's (stop 57: set 24).
+        assert_eq!(cue("Scraped dojo so next month's bench has a baseline: 412 files.", "dojo").0, CueClass::Testing);
+        let table = "Written into `deps.md` so next month starts from facts:\n\n| Role | Repo / crate |\n|---|---|\n| rules engine | scryer-prolog |\n";
+        assert_eq!(cue(table, "scryer-prolog").0, CueClass::Using);
+        assert_eq!(cue("Scraped dojo also next month.", "dojo").0, CueClass::Plain);
+        assert_eq!(cue("Parser untouched, so no reason to re-run the dojo fixture", "dojo").0, CueClass::Plain);
     }
 
     #[test]
