@@ -1710,7 +1710,9 @@ impl Cues {
         self.hedges
             .find_iter(text)
             .filter(|m| is_word_boundary(bytes, m.start(), m.end()))
-            .filter(|m| !self.describes_a_noun(text, m.start(), m.end()) && !self.opens_a_purpose(text, m.start(), m.end()))
+            .filter(|m| {
+                !self.describes_a_noun(text, m.start(), m.end()) && !self.opens_a_purpose(text, m.start(), m.end())
+            })
             .map(|m| (m.start(), m.end(), self.hedge_kinds[m.pattern().as_usize()]))
             .collect()
     }

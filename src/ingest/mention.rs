@@ -4097,7 +4097,10 @@ mod tests {
         let (class, why) = cue_of(policy, "gemini-cli");
         assert_eq!(class, CueClass::Learning);
         assert_eq!(why, "Took (a later sentence: gemini-cli)");
-        assert_eq!(cue_of("The livestore event log keeps two states. Adopted that for blocks.", "livestore").0, CueClass::Learning);
+        assert_eq!(
+            cue_of("The livestore event log keeps two states. Adopted that for blocks.", "livestore").0,
+            CueClass::Learning
+        );
         // No design taken, a source of its own, a negation, another repo between, too far.
         for (text, repo) in [
             ("The dojo world has 412 files. Took notes on the run.", "dojo"),
@@ -4109,7 +4112,10 @@ mod tests {
         ] {
             assert_eq!(cue_of(text, repo).0, CueClass::Plain, "{text}");
         }
-        assert_eq!(cue_of("livestore keeps two states. memista keeps one. Took that for blocks.", "memista").0, CueClass::Learning);
+        assert_eq!(
+            cue_of("livestore keeps two states. memista keeps one. Took that for blocks.", "memista").0,
+            CueClass::Learning
+        );
     }
 
     #[test]
