@@ -1464,7 +1464,11 @@ struct WholeSetLabel {
 /// January 2029, the same brief, logs of varied length, evidence in pasted terminal
 /// sessions, Cargo diffs, results tables and commit lists): set 35 was read once before any
 /// choice (each log alone 0.80 / 0.88, whole 0.88 / 0.92) and is the next fit set; set 36
-/// is held out (0.88 / 0.85, whole 0.91 / 0.84). Sets 6
+/// is held out (0.88 / 0.85, whole 0.91 / 0.84). `eval/precision-traps-37` and `-38`
+/// (stop 57: February and March 2029, the same brief in a terse voice: bullet fragments,
+/// checklists, commit lists, pasted output): set 37 was read once before any choice (each
+/// log alone 0.82 / 0.89, whole 0.90 / 0.96), then became a fit set; set 38 is held out
+/// (first read after the stop-57 rules from set 35: 0.86 / 0.54, whole 0.83 / 0.58). Sets 6
 /// on also carry whole-set labels (what holds after the last log, what a
 /// later log ended). The whole-set table's last column counts the labelled removals and
 /// retractions (a log and a repo) whose log holds an ending mention of the repo (stop 43).
