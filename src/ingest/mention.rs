@@ -84,6 +84,9 @@ pub struct NodeMatcher {
     automaton: AhoCorasick,
     terms: Vec<Term>,
     ids: Vec<String>,
+    /// Per node: whether it names a package (a crate, an npm package), something the
+    /// project can be built on.
+    packaged: Vec<bool>,
 }
 
 impl NodeMatcher {
@@ -145,7 +148,8 @@ impl NodeMatcher {
             .match_kind(MatchKind::LeftmostLongest)
             .build(&patterns)
             .expect("node terms are plain strings");
-        NodeMatcher { automaton, terms, ids }
+        let packaged = nodes.iter().map(|node| !node.packages.is_empty()).collect();
+        NodeMatcher { automaton, terms, ids, packaged }
     }
 
     pub fn node_id(&self, node: usize) -> &str {
@@ -469,6 +473,10 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                     {
                         (None, false)
                     }
+                    // "death-mountain failed on oxidize: 9 model-only files (`#[dojo::model]`
+                    // struct)": a repo's name heading a Rust path is code, not what ran
+                    // (stop 57: set 37).
+                    Some(hit) if hit.class == CueClass::Testing && text[c.end..].starts_with("::") => (None, false),
                     // "role templates rendered at launch, with a Credits section pointing at
                     // [[steveyegge/gastown]]": a verb used as a noun points at nothing.
                     Some(hit) if hit.points_forward && hit.end <= c.start && used_as_noun(text, s_start, &hit) => {
@@ -1060,7 +1068,7 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         }
         i = j;
     }
-    subjects_own_compounds(&mut out, cues);
+    subjects_own_compounds(&mut out, matcher, cues);
     out
 }
 
@@ -1070,18 +1078,30 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
 /// same file gives a testing cue, and its mention stays plain (its cue text says why).
 ///
 /// So does a Rust path to a type of such a repo ("(also exported as dojo::ModelStorage)" in
-/// a file that scrapes dojo): the subject's own code, not the project's.
-fn subjects_own_compounds(mentions: &mut [FoundMention], cues: &Cues) {
+/// a file that scrapes dojo): the subject's own code, not the project's. And so does the
+/// index of a repo that ships no package, in any file: "the SDL index" is patina's index
+/// of SDL's code, nothing built on SDL.
+fn subjects_own_compounds(mentions: &mut [FoundMention], matcher: &NodeMatcher, cues: &Cues) {
     let tested: HashSet<usize> =
         mentions.iter().filter(|m| m.cue_class == CueClass::Testing && !m.voided).map(|m| m.node).collect();
     for m in mentions.iter_mut() {
-        let noun = m.cue.strip_suffix(FEAT_COMMIT).unwrap_or(&m.cue);
-        let subjects_own = cues.is_subject_compound(noun) || noun.starts_with(RUST_PATH);
-        if m.cue_class == CueClass::Using && m.bound && tested.contains(&m.node) && subjects_own {
-            m.cue = format!("{} (of a repo this file tests on)", m.cue);
-            m.cue_class = CueClass::Plain;
-            m.strong_cue = false;
+        if m.cue_class != CueClass::Using || !m.bound {
+            continue;
         }
+        let noun = m.cue.strip_suffix(FEAT_COMMIT).unwrap_or(&m.cue);
+        let subject_compound = cues.is_subject_compound(noun);
+        let why = if tested.contains(&m.node) && (subject_compound || noun.starts_with(RUST_PATH)) {
+            "of a repo this file tests on"
+        } else if subject_compound && !matcher.packaged[m.node] {
+            // "run against the SDL index": a repo that ships no package (no crate, no npm
+            // package) is nothing the project's index is built on (stop 57: set 21).
+            "of a repo with no package"
+        } else {
+            continue;
+        };
+        m.cue = format!("{} ({why})", m.cue);
+        m.cue_class = CueClass::Plain;
+        m.strong_cue = false;
     }
 }
 
@@ -4090,6 +4110,24 @@ mod tests {
     }
 
     #[test]
+    fn the_index_of_a_repo_with_no_package_is_not_built_on_it() {
+        // Stop 57: set 21. SDL ships no package in this world; turso does.
+        assert_eq!(
+            cue_of("Same queries as July, run against the SDL index.", "SDL"),
+            (CueClass::Plain, "index (of a repo with no package)".into())
+        );
+        assert_eq!(cue_of("The turso index holds the rows.", "turso").0, CueClass::Using);
+    }
+
+    #[test]
+    fn a_repos_name_heading_a_rust_path_is_no_test_subject() {
+        // Stop 57: set 37.
+        let failed = "- memista failed on oxidize: 9 model-only files (`#[dojo::model]` structs)";
+        assert_eq!(cue_of(failed, "memista").0, CueClass::Testing);
+        assert_eq!(cue_of(failed, "dojo").0, CueClass::Plain);
+    }
+
+    #[test]
     fn a_sentence_of_taking_with_no_source_takes_from_the_repo_named_before() {
         // Stop 57: set 35.
         let policy = "gemini-cli's policy engine is the cleanest version I know of: rules in TOML, each with a \
@@ -4892,10 +4930,10 @@ mod tests {
         // An ambiguous id is taken on a weak testing word with the run's counted result.
         assert_eq!(cue_of("- 20:04 loro rerun: 1,204 files, 9,877 chunks, no panic", "loro").0, CueClass::Testing);
         assert!(check("- the loro of it all").is_empty());
-        // A version is no count: "v3.0 chunks" counted nothing, so this is no test run.
-        // (A known limit: in a file that gives SDL no testing cue, "SDL index" reads as
-        // the project's index built on SDL, `[using] subject_compounds`.)
-        assert_eq!(cue_of("- SDL index is still on v3.0 chunks", "SDL").0, CueClass::Using);
+        // A version is no count: "v3.0 chunks" counted nothing, so this is no test run;
+        // and SDL ships no package, so its index is patina's index of it, not a use
+        // (stop 57; before, this read as the project's index built on SDL).
+        assert_eq!(cue_of("- SDL index is still on v3.0 chunks", "SDL").0, CueClass::Plain);
         let scraped = "- Scraped SDL: 1,412 files.\n- SDL index is still on v3.0 chunks";
         let found = check(scraped);
         assert_eq!(found.len(), 2, "{found:?}");
