@@ -1344,9 +1344,9 @@ impl Cues {
         }
         let rest = rest.strip_prefix(' ')?;
         let clause = &rest[..rest.find([':', ';', '(', '\u{2014}', '.']).unwrap_or(rest.len())];
-        let words: Vec<&str> = clause.split([' ', '`']).filter(|w| !w.is_empty()).collect();
+        let words = || clause.split([' ', '`']).filter(|w| !w.is_empty());
         let is = |word: &str, list: &[String]| list.iter().any(|w| w.eq_ignore_ascii_case(word));
-        if words.iter().any(|w| w.eq_ignore_ascii_case("from") || self.is_negator(w)) {
+        if words().any(|w| w.eq_ignore_ascii_case("from") || self.is_negator(w)) {
             return None;
         }
         let points_back = self.taking_back_objects.iter().any(|object| {
@@ -1354,8 +1354,8 @@ impl Cues {
                 && !rest[object.len()..].starts_with(|c: char| c.is_alphanumeric())
         });
         // "the", at most three words, then the design taken.
-        let design = words.first().is_some_and(|w| w.eq_ignore_ascii_case("the"))
-            && words.iter().skip(1).take(MAX_TAKEN_WORDS + 1).any(|w| is(w.trim_end_matches(','), &self.taken_nouns));
+        let design = words().next().is_some_and(|w| w.eq_ignore_ascii_case("the"))
+            && words().skip(1).take(MAX_TAKEN_WORDS + 1).any(|w| is(w.trim_end_matches(','), &self.taken_nouns));
         (points_back || design).then_some(verb)
     }
 

@@ -2542,15 +2542,18 @@ fn next_other_repo(line: &[Candidate], c: &Candidate, line_stop: usize) -> usize
         .map_or(line_stop.min(reach), |o| o.start)
 }
 
-/// How many sentences after a mention's one that opens with a verb of taking may stand:
-/// see [`taking_in_a_later_sentence`].
+/// How many sentences after a mention's one that opens with a verb of taking may stand,
+/// and how far from the mention (bytes): see [`taking_in_a_later_sentence`].
 const MAX_TAKING_SENTENCES: usize = 2;
+const MAX_TAKING_AFTER: usize = 640;
 
 /// One of the [`MAX_TAKING_SENTENCES`] sentences after the mention's (ending at `s_end`) on
-/// its line, no other repo named before it, that opens with a verb of taking and names no
-/// source of its own ([`Cues::taking_without_source`]): "gemini-cli's policy engine is the
-/// cleanest version I know of: … Took the priority model for yolo's `policy.toml`". Where
-/// its verb stands, and the verb as written.
+/// its line, starting within [`MAX_TAKING_AFTER`] bytes and no other repo named before its
+/// end, that opens with a verb of taking and names no source of its own
+/// ([`Cues::taking_without_source`]): "gemini-cli's policy engine is the cleanest version I
+/// know of: … Took the priority model for yolo's `policy.toml`". Where its verb stands, and
+/// the verb as written. Bounded: a line of 100,000 mentions of one repo reads at most the
+/// mentions within the window, for each.
 fn taking_in_a_later_sentence<'t>(
     text: &'t str,
     breaks: &[usize],
@@ -2560,24 +2563,24 @@ fn taking_in_a_later_sentence<'t>(
     line_stop: usize,
     cues: &Cues,
 ) -> Option<(usize, &'t str)> {
+    let reach = line_stop.min(c.end + MAX_TAKING_AFTER);
     let mut start = s_end;
     let mut next = breaks.partition_point(|&b| b < s_end);
-    // `line` is sorted by start: the other repos from the mention's end on.
-    let mut others = line[line.partition_point(|o| o.start < c.end)..].iter().filter(|o| o.node != c.node);
-    let first_other = others.next().map_or(usize::MAX, |o| o.start);
     for _ in 0..MAX_TAKING_SENTENCES {
-        if start >= line_stop {
+        if start >= reach {
             break;
         }
         let end = breaks.get(next).map_or(line_stop, |&b| b + 1);
-        if first_other < end {
-            return None;
-        }
         let sentence = &text[start..end];
         let opening = sentence.trim_start_matches([' ', '\t']);
-        let at = start + (sentence.len() - opening.len());
         if let Some(verb) = cues.taking_without_source(opening) {
-            return Some((at, verb));
+            // `line` is sorted by start: another repo between the mention and the
+            // sentence's end is the one it takes from, if any.
+            let other = line[line.partition_point(|o| o.start < c.end)..]
+                .iter()
+                .take_while(|o| o.start < end.min(reach))
+                .any(|o| o.node != c.node);
+            return (!other).then_some((start + (sentence.len() - opening.len()), verb));
         }
         start = end;
         next += 1;
