@@ -103,6 +103,15 @@ struct RawClass {
     subject_state_verbs: Vec<String>,
     #[serde(default)]
     state_completions: Vec<String>,
+    /// Folders of the project's tree right before the repo in a path (`src/adapters/X.rs`).
+    #[serde(default)]
+    part_folders: Vec<String>,
+    /// Prepositions of means right before the repo ("loaded through scryer-prolog").
+    #[serde(default)]
+    means_prepositions: Vec<String>,
+    /// Words right before such a preposition that make it no means ("looked through").
+    #[serde(default)]
+    means_not_after: Vec<String>,
     #[serde(default)]
     result_units: Vec<String>,
     /// Names of retrieval scores: one with its value right after a repo is a run's result.
@@ -393,6 +402,12 @@ pub struct Cues {
     /// ([`Cues::state_after`]).
     subject_state_verbs: Vec<String>,
     state_completions: Vec<String>,
+    /// Lower-cased `[using] means_prepositions`, longest first, and the words before one
+    /// that make it no means (`means_not_after`) ([`Cues::means_before`]).
+    means_prepositions: Vec<String>,
+    means_not_after: Vec<String>,
+    /// Lower-cased `[using] part_folders` ([`Cues::part_folder_before`]).
+    part_folders: Vec<String>,
     /// Lower-cased head nouns that, right after a mention, say what it is to the project
     /// ("the DuckDB crate": using), with their class (`compounds` in `rules/cues.toml`).
     pub compounds: Vec<(String, CueClass)>,
@@ -910,6 +925,9 @@ impl Cues {
             state_verbs: longest_first(merged.using.state_verbs.clone()),
             subject_state_verbs: longest_first(merged.using.subject_state_verbs.clone()),
             state_completions: longest_first(merged.using.state_completions.clone()),
+            means_prepositions: longest_first(merged.using.means_prepositions.clone()),
+            means_not_after: lower(merged.using.means_not_after.clone()),
+            part_folders: lower(merged.using.part_folders.clone()),
             compounds,
             strong_compounds,
             plan_nouns: lower(merged.hedge.plan_nouns.clone()),
@@ -1378,6 +1396,48 @@ impl Cues {
     /// "The vector files stay in usearch", "the code index stays on usearch + rusqlite".
     pub fn state_before<'t>(&self, text: &'t str, from: usize, start: usize) -> Option<&'t str> {
         verb_right_before(text, from, start, &self.state_verbs)
+    }
+
+    /// The preposition of means right before the mention at `start` (`[using]
+    /// means_prepositions`), an article at most between, with the word before it, as
+    /// written, within `[from, start)`: "loaded it through scryer-prolog", "full rebuild
+    /// through usearch". Not after a word of `means_not_after` ("looked through dojo"), nor
+    /// on a repo heading a Rust path ("goes through `dojo::world::WorldStorage`").
+    pub fn means_before<'t>(&self, text: &'t str, from: usize, start: usize, end: usize) -> Option<&'t str> {
+        if text[end..].starts_with("::") {
+            return None;
+        }
+        let phrase = verb_right_before(text, from, start, &self.means_prepositions)?;
+        // The phrase is a slice of `text`: where it starts.
+        let at = phrase.as_ptr() as usize - text.as_ptr() as usize;
+        let before = text[from..at].trim_end();
+        let word = before.rsplit(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\'')).next().unwrap_or("");
+        if word.is_empty() || self.means_not_after.iter().any(|w| w.eq_ignore_ascii_case(word)) {
+            return None;
+        }
+        Some(&text[from + before.len() - word.len()..at + phrase.len()])
+    }
+
+    /// Whether a path's folder (lower-cased) is one of `[using] part_folders`.
+    pub fn is_part_folder(&self, folder: &str) -> bool {
+        self.part_folders.iter().any(|f| f == folder)
+    }
+
+    /// The folder of the project's part right before the mention at `start` in a path
+    /// (`[using] part_folders`), with its slash, as written: "adapters/" in
+    /// `src/adapters/opencode.rs` and "adapters/claude-code: …". The folder starts the path
+    /// or follows a '/'.
+    pub fn part_folder_before<'t>(&self, text: &'t str, start: usize) -> Option<&'t str> {
+        let before = text[..start].strip_suffix('/')?;
+        let folder = self.part_folders.iter().find(|f| {
+            before.len() >= f.len()
+                && before.is_char_boundary(before.len() - f.len())
+                && before[before.len() - f.len()..].eq_ignore_ascii_case(f)
+        })?;
+        let at = before.len() - folder.len();
+        let opens =
+            before[..at].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')));
+        opens.then(|| &text[at..start])
     }
 
     /// The verb of staying after the mention ending at `end`, the repo its subject: at most
@@ -2122,6 +2182,9 @@ fn merged_vocabulary(extra: &[(String, String)]) -> Result<(RawCues, blake3::Has
             into.state_verbs.extend(from.state_verbs);
             into.subject_state_verbs.extend(from.subject_state_verbs);
             into.state_completions.extend(from.state_completions);
+            into.means_prepositions.extend(from.means_prepositions);
+            into.part_folders.extend(from.part_folders);
+            into.means_not_after.extend(from.means_not_after);
             into.result_units.extend(from.result_units);
             into.result_metrics.extend(from.result_metrics);
         }
@@ -2302,6 +2365,62 @@ fn word_after_name(text: &str, end: usize) -> Option<&str> {
     let rest = rest.strip_prefix(' ')?.trim_start_matches('`');
     let word = &rest[..rest.find(|c: char| !(c.is_alphanumeric() || c == '-' || c == '.')).unwrap_or(rest.len())];
     Some(word.trim_end_matches('.'))
+}
+
+/// A version change right after the mention ending at `end`, within the sentence ending
+/// at `s_end`: the repo's release the project moved between, as written ("scryer-prolog
+/// 0.10.0 → 0.10.1", "mthom/scryer-prolog 0.10.2 → 0.11.0", "usearch v2.17.1 -> v2.18.0",
+/// "scryer-prolog 0.9 → 0.10"). Only what cannot be a score's change: a side with three
+/// parts or a 'v', a major version above 0, or a minor version that reads smaller as a
+/// decimal ("0.9 → 0.10"); "livestore 0.73 → 0.87" is a run's recall (stop 58: sets 24,
+/// 35 and 37, three authors, each a bump labelled using).
+pub fn version_change_after(text: &str, end: usize, s_end: usize) -> Option<&str> {
+    let rest = &text[end..s_end];
+    let skipped = rest.len() - rest.trim_start_matches('`').len();
+    let after = &rest[skipped..];
+    let gap = after.len() - after.trim_start_matches(' ').len();
+    if !(1..=2).contains(&gap) {
+        return None;
+    }
+    let (old, old_len) = version_at(&after[gap..])?;
+    let tail = &after[gap + old_len..];
+    let arrow_len = ["\u{2192}", "->", "=>", "to"].iter().find_map(|arrow| {
+        let t = tail.strip_prefix(' ')?.strip_prefix(arrow)?.strip_prefix(' ')?;
+        Some(tail.len() - t.len())
+    })?;
+    let (new, new_len) = version_at(&tail[arrow_len..])?;
+    let plain_decimals = |v: &Version| v.parts.len() == 2 && !v.prefixed && v.parts[0] == 0;
+    let is_version = !plain_decimals(&old)
+        || !plain_decimals(&new)
+        || format!("0.{}", new.minor_text).parse::<f64>().ok()?
+            < format!("0.{}", old.minor_text).parse::<f64>().ok()?;
+    let stop = skipped + gap + old_len + arrow_len + new_len;
+    is_version.then(|| &rest[skipped + gap..stop])
+}
+
+/// A version as written at the start of `text`: an optional 'v', then two to four
+/// dot-separated numbers, ending on a word boundary.
+struct Version<'t> {
+    prefixed: bool,
+    parts: Vec<u64>,
+    /// The second number as written ("10" in "0.10"), to read it as a decimal.
+    minor_text: &'t str,
+}
+
+fn version_at(text: &str) -> Option<(Version<'_>, usize)> {
+    let prefixed = text.starts_with(['v', 'V']);
+    let body = &text[usize::from(prefixed)..];
+    let len = body.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(body.len());
+    let written = body[..len].trim_end_matches('.');
+    let numbers: Vec<&str> = written.split('.').collect();
+    if !(2..=4).contains(&numbers.len()) || numbers.iter().any(|n| n.is_empty() || n.len() > 6) {
+        return None;
+    }
+    if body[written.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_') {
+        return None;
+    }
+    let parts = numbers.iter().map(|n| n.parse().ok()).collect::<Option<Vec<u64>>>()?;
+    Some((Version { prefixed, parts, minor_text: numbers[1] }, usize::from(prefixed) + written.len()))
 }
 
 /// One of `verbs` right before `start`, an article at most between, as written with its

@@ -7,7 +7,8 @@
 //! - in a path, a node counts only as a repo path (`~/.patina/repos/dojo`, a path that
 //!   starts with the node) or as the name of an `owner/name` reference, whatever the
 //!   owner (`dojoengine/dojo`, `[[someorg/dojo]]`: a moved repo or a fork is still the
-//!   repo); `layer/dust/…` is not `dust`;
+//!   repo), or the project's part after one of `[using] part_folders`
+//!   (`src/adapters/opencode.rs`, a strong using cue); `layer/dust/…` is not `dust`;
 //! - a node whose id or alias is `owner/name` also goes by its distinctive name part
 //!   (`someorg/vectorlite` is "vectorlite"; a renamed repo's old `owner/name` aliases
 //!   give its old names);
@@ -54,7 +55,7 @@ use std::collections::HashSet;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
-use super::cues::{CueHit, Cues, MAX_PRONOUN_STUDY_AFTER, Void, is_word_boundary};
+use super::cues::{CueHit, Cues, MAX_PRONOUN_STUDY_AFTER, Void, is_word_boundary, version_change_after};
 use crate::event::{CueClass, NodeRegistered};
 
 /// How a term names its node.
@@ -547,6 +548,25 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
             } else if !strong && let Some(verb) = cues.state_before(text, s_start, c.start) {
                 // "The vector files stay in usearch": the project's part stays on it.
                 cue = Some((CueClass::Using, format!("{verb} {}", &text[c.start..c.end])));
+                strong = true;
+                cue_at = c.start;
+            } else if !strong
+                && (!c.ambiguous || c.repo_context)
+                && let Some(folder) = cues.part_folder_before(text, c.start)
+            {
+                // `src/adapters/opencode.rs`: the project's part built on the repo. Not an
+                // ordinary word (`src/adapters/kit.rs`, "our own little adapter kit").
+                cue = Some((CueClass::Using, format!("{folder}{}", &text[c.start..c.end])));
+                strong = true;
+                cue_at = c.start;
+            } else if !strong && let Some(words) = cues.means_before(text, s_start, c.start, c.end) {
+                // "loaded it through scryer-prolog": the project's work is done by it.
+                cue = Some((CueClass::Using, format!("{words} {}", &text[c.start..c.end])));
+                strong = true;
+                cue_at = c.start;
+            } else if !strong && let Some(change) = version_change_after(text, c.end, s_end) {
+                // "scryer-prolog 0.10.0 → 0.10.1": the project moved to another release.
+                cue = Some((CueClass::Using, format!("{} {change}{VERSION_CHANGE}", &text[c.start..c.end])));
                 strong = true;
                 cue_at = c.start;
             } else if !strong && let Some(words) = cues.acquired_then_studied(text, s_start, c.start, c.end, s_end) {
@@ -1080,17 +1100,20 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
 /// So does a Rust path to a type of such a repo ("(also exported as dojo::ModelStorage)" in
 /// a file that scrapes dojo): the subject's own code, not the project's. And so does the
 /// index of a repo that ships no package, in any file: "the SDL index" is patina's index
-/// of SDL's code, nothing built on SDL.
+/// of SDL's code, nothing built on SDL. A version change of a repo the file tests on is the
+/// test subject's new release ("re-scraped dojo 1.6 → 1.7"), not a dependency's bump.
 fn subjects_own_compounds(mentions: &mut [FoundMention], matcher: &NodeMatcher, cues: &Cues) {
     let tested: HashSet<usize> =
         mentions.iter().filter(|m| m.cue_class == CueClass::Testing && !m.voided).map(|m| m.node).collect();
     for m in mentions.iter_mut() {
-        if m.cue_class != CueClass::Using || !m.bound {
+        let version_change = m.cue.ends_with(VERSION_CHANGE);
+        if m.cue_class != CueClass::Using || !(m.bound || version_change) {
             continue;
         }
         let noun = m.cue.strip_suffix(FEAT_COMMIT).unwrap_or(&m.cue);
         let subject_compound = cues.is_subject_compound(noun);
-        let why = if tested.contains(&m.node) && (subject_compound || noun.starts_with(RUST_PATH)) {
+        let subjects_own = subject_compound || noun.starts_with(RUST_PATH) || version_change;
+        let why = if tested.contains(&m.node) && subjects_own {
             "of a repo this file tests on"
         } else if subject_compound && !matcher.packaged[m.node] {
             // "run against the SDL index": a repo that ships no package (no crate, no npm
@@ -1104,6 +1127,9 @@ fn subjects_own_compounds(mentions: &mut [FoundMention], matcher: &NodeMatcher, 
         m.strong_cue = false;
     }
 }
+
+/// How a version change's cue ends ([`version_change_after`]).
+const VERSION_CHANGE: &str = " (a version change)";
 
 /// How a Rust path's cue begins ([`rust_type_path`]).
 const RUST_PATH: &str = "Rust path ";
@@ -2693,6 +2719,11 @@ fn path_context(
         if cues.repo_path_segments.iter().any(|s| s == segment) {
             return Some(true);
         }
+        // `src/adapters/opencode.rs`: the project's part named after the repo, a mention
+        // (`Cues::part_folder_before` gives its cue), no repo context.
+        if cues.is_part_folder(segment) {
+            return Some(false);
+        }
         if owner_name_reference(text, token_start, segment_start, end, token_end, line_start, cues) {
             return Some(true);
         }
@@ -3432,10 +3463,12 @@ mod tests {
             "- `feat(adapters/duckdb): duckdb adapter`",
             "$ git commit -m \"feat(store)!: duckdb backend behind a flag\"",
         ] {
-            let (class, cue) = cue_of(text, "duckdb");
+            // The last mention: a scope's `adapters/duckdb` is the project's part too.
+            let (_, class, cue) = check(text).into_iter().rfind(|(id, ..)| id == "duckdb").unwrap();
             assert_eq!(class, CueClass::Using, "{text}");
             assert!(cue.ends_with(" (in a feat commit)"), "{text}: {cue}");
         }
+        assert_eq!(cue_of("- `feat(adapters/duckdb): duckdb adapter`", "duckdb").1, "adapters/duckdb");
         for text in [
             "Commit: `fix: duckdb adapter leaks a handle`",
             "- the defeat: duckdb adapter",
@@ -4157,6 +4190,91 @@ mod tests {
             cue_of("livestore keeps two states. memista keeps one. Took that for blocks.", "memista").0,
             CueClass::Learning
         );
+    }
+
+    /// Whether `repo`'s first mention in `text` has a strong cue.
+    fn strong(text: &str, repo: &str) -> bool {
+        let (matcher, cues) = world();
+        let found = extract(text, &matcher, &cues, Some("patina"));
+        found.iter().find(|m| matcher.node_id(m.node) == repo).expect(repo).strong_cue
+    }
+
+    #[test]
+    fn work_done_through_a_repo_uses_it() {
+        // Stop 58: sets 1 and 39.
+        for (text, why) in [
+            (
+                "- Wrote the rule as `stale.pl` and loaded it through scryer-prolog alongside the others",
+                "it through scryer-prolog",
+            ),
+            (
+                "- evaluated through scryer-prolog: `Machine::consult_module_string(\"skills\", rules)`",
+                "evaluated through scryer-prolog",
+            ),
+            ("- full rebuild through the turso crate's bulk loader", "rebuild through the turso"),
+        ] {
+            assert_eq!(cue_of(text, repo_of(why)), (CueClass::Using, why.into()), "{text}");
+            assert!(strong(text, repo_of(why)), "{text}");
+        }
+        // A verb of reading or passing, a Rust path of a test subject, someone else's work.
+        for (text, repo) in [
+            ("Looked through dojo before lunch.", "dojo"),
+            ("Almost every system goes through `dojo::world::WorldStorage`.", "dojo"),
+            ("- Then back through dojo for the last time", "dojo"),
+            ("- #221 came from someone driving gemini through codex-autorunner.", "codex-autorunner"),
+            ("The user said their other workspace queues runs through codex-autorunner.", "codex-autorunner"),
+        ] {
+            assert_ne!(cue_of(text, repo).0, CueClass::Using, "{text}: {:?}", cue_of(text, repo));
+        }
+    }
+
+    fn repo_of(why: &str) -> &'static str {
+        ["scryer-prolog", "turso"].into_iter().find(|r| why.contains(r)).unwrap()
+    }
+
+    #[test]
+    fn a_version_change_of_a_repo_is_a_bump_unless_it_is_a_score_or_a_test_subjects() {
+        // Stop 58: sets 24, 35, 37 and 39.
+        for (text, change) in [
+            ("- While in Cargo.toml: scryer-prolog 0.10.0 → 0.10.1 (patch release)", "0.10.0 → 0.10.1"),
+            ("- scryer-prolog 0.9 → 0.10 — belief confidence rules broke:", "0.9 → 0.10"),
+            ("    Updating turso v0.4.1 -> v0.5.0", "v0.4.1 -> v0.5.0"),
+            ("### turso 1.1 to 1.2", "1.1 to 1.2"),
+        ] {
+            let (class, why) = cue_of(text, if text.contains("turso") { "turso" } else { "scryer-prolog" });
+            assert_eq!(class, CueClass::Using, "{text}");
+            assert!(why.contains(change) && why.ends_with(VERSION_CHANGE), "{text}: {why}");
+        }
+        // A recall's change reads as a score, not a release.
+        assert_ne!(cue_of("livestore 0.73 → 0.87 at @10 from #228 alone.", "livestore").0, CueClass::Using);
+        assert_eq!(version_change_after("x 0.73 → 0.87", 1, 13), None);
+        assert_eq!(version_change_after("x 0.11 → 0.12", 1, 13), None);
+        assert_eq!(version_change_after("x 0.9 → 0.10 ok", 1, 15), Some("0.9 → 0.10"));
+        assert_eq!(version_change_after("x 2.16 → 2.19", 1, 15), Some("2.16 → 2.19"));
+        assert_eq!(version_change_after("x 2.16abc → 2.19", 1, 18), None);
+        // A test subject's new release, in a file that tests it.
+        let fixture = "- dojo 1.6.0 → 1.7.0 upstream.\n- re-scraped dojo: 412 files, 3,114 symbols\n";
+        assert_eq!(cue_of(fixture, "dojo").0, CueClass::Plain, "{:?}", check(fixture));
+    }
+
+    #[test]
+    fn a_repo_named_folder_of_the_projects_adapters_is_its_adapter() {
+        // Stop 58: sets 6, 21 and 39.
+        for text in [
+            "- `a1f3c9e adapters/gemini-cli: read model default, pass --model only if set`",
+            "- New `src/adapters/gemini-cli.rs` (412 lines): writes the config",
+        ] {
+            assert_eq!(cue_of(text, "gemini-cli"), (CueClass::Using, "adapters/gemini-cli".into()), "{text}");
+            assert!(strong(text, "gemini-cli"), "{text}");
+        }
+        // An ordinary word, another folder, a folder inside a word.
+        assert!(
+            check("pulled into `src/adapters/dust.rs`, our own adapter dust")
+                .iter()
+                .all(|(id, class, _)| id != "dust" || *class != CueClass::Using)
+        );
+        assert!(check("see `layer/dojo/notes.md`").iter().all(|(id, ..)| id != "dojo"));
+        assert!(check("see `myadapters/dojo.rs`").iter().all(|(id, ..)| id != "dojo"));
     }
 
     #[test]
