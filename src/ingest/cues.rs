@@ -1770,6 +1770,9 @@ impl Cues {
         self.hedges
             .find_iter(text)
             .filter(|m| is_word_boundary(bytes, m.start(), m.end()))
+            // A path's folder or an owner is a name, no word: `[[someone/duckdb]]`,
+            // `docs/plans/`.
+            .filter(|m| bytes.get(m.end()) != Some(&b'/') && (m.start() == 0 || bytes[m.start() - 1] != b'/'))
             .filter(|m| {
                 !self.describes_a_noun(text, m.start(), m.end()) && !self.opens_a_purpose(text, m.start(), m.end())
             })
@@ -2399,7 +2402,7 @@ pub fn version_change_after(text: &str, end: usize, s_end: usize) -> Option<&str
 }
 
 /// A version as written at the start of `text`: an optional 'v', then two to four
-/// dot-separated numbers, ending on a word boundary.
+/// dot-separated numbers of at most six digits, ending on a word boundary.
 struct Version<'t> {
     prefixed: bool,
     parts: Vec<u64>,
@@ -2407,10 +2410,15 @@ struct Version<'t> {
     minor_text: &'t str,
 }
 
+/// The longest version [`version_at`] reads (four numbers of six digits and their dots).
+const MAX_VERSION_BYTES: usize = 27;
+
 fn version_at(text: &str) -> Option<(Version<'_>, usize)> {
     let prefixed = text.starts_with(['v', 'V']);
     let body = &text[usize::from(prefixed)..];
-    let len = body.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(body.len());
+    // Read at most a version's length: a run of digits and dots longer than that is no
+    // version, and the word-boundary check below turns it down.
+    let len = body.bytes().take(MAX_VERSION_BYTES).take_while(|&b| b.is_ascii_digit() || b == b'.').count();
     let written = body[..len].trim_end_matches('.');
     let numbers: Vec<&str> = written.split('.').collect();
     if !(2..=4).contains(&numbers.len()) || numbers.iter().any(|n| n.is_empty() || n.len() > 6) {

@@ -4226,6 +4226,8 @@ mod tests {
         ] {
             assert_ne!(cue_of(text, repo).0, CueClass::Using, "{text}: {:?}", cue_of(text, repo));
         }
+        // An owner named like a hedge word is a name: the run on the fork stands.
+        assert_eq!(cue_of("- Tested the scraper on [[someone/duckdb]]: 4,120 symbols", "duckdb").0, CueClass::Testing);
     }
 
     fn repo_of(why: &str) -> &'static str {
@@ -4252,6 +4254,10 @@ mod tests {
         assert_eq!(version_change_after("x 0.9 → 0.10 ok", 1, 15), Some("0.9 → 0.10"));
         assert_eq!(version_change_after("x 2.16 → 2.19", 1, 15), Some("2.16 → 2.19"));
         assert_eq!(version_change_after("x 2.16abc → 2.19", 1, 18), None);
+        // Not a run of numbers longer than a version, however long.
+        let run = format!("x 1.2 → {}", "1234567.".repeat(10_000));
+        assert_eq!(version_change_after(&run, 1, run.len()), None);
+        assert_eq!(version_change_after("x 1.2 → 1.2.3.4.5", 1, 19), None);
         // A test subject's new release, in a file that tests it.
         let fixture = "- dojo 1.6.0 → 1.7.0 upstream.\n- re-scraped dojo: 412 files, 3,114 symbols\n";
         assert_eq!(cue_of(fixture, "dojo").0, CueClass::Plain, "{:?}", check(fixture));
