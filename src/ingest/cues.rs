@@ -2392,11 +2392,9 @@ pub fn version_change_after(text: &str, end: usize, s_end: usize) -> Option<&str
         Some(tail.len() - t.len())
     })?;
     let (new, new_len) = version_at(&tail[arrow_len..])?;
-    let plain_decimals = |v: &Version| v.parts.len() == 2 && !v.prefixed && v.parts[0] == 0;
-    let is_version = !plain_decimals(&old)
-        || !plain_decimals(&new)
-        || format!("0.{}", new.minor_text).parse::<f64>().ok()?
-            < format!("0.{}", old.minor_text).parse::<f64>().ok()?;
+    let plain_decimals = |v: &Version| v.parts == 2 && !v.prefixed && v.major_is_zero;
+    let is_version =
+        !plain_decimals(&old) || !plain_decimals(&new) || decimal_digits_less(new.minor_text, old.minor_text);
     let stop = skipped + gap + old_len + arrow_len + new_len;
     is_version.then(|| &rest[skipped + gap..stop])
 }
@@ -2405,9 +2403,18 @@ pub fn version_change_after(text: &str, end: usize, s_end: usize) -> Option<&str
 /// dot-separated numbers of at most six digits, ending on a word boundary.
 struct Version<'t> {
     prefixed: bool,
-    parts: Vec<u64>,
+    /// How many numbers it has.
+    parts: usize,
+    major_is_zero: bool,
     /// The second number as written ("10" in "0.10"), to read it as a decimal.
     minor_text: &'t str,
+}
+
+/// Whether `0.a` < `0.b` for digit strings `a` and `b` ("10" < "9": 0.10 < 0.9): their
+/// digits compared in turn, a missing one reading as 0. No allocation.
+fn decimal_digits_less(a: &str, b: &str) -> bool {
+    let digit = |s: &str, i: usize| s.as_bytes().get(i).copied().unwrap_or(b'0');
+    (0..a.len().max(b.len())).map(|i| (digit(a, i), digit(b, i))).find(|(x, y)| x != y).is_some_and(|(x, y)| x < y)
 }
 
 /// The longest version [`version_at`] reads (four numbers of six digits and their dots).
@@ -2420,15 +2427,17 @@ fn version_at(text: &str) -> Option<(Version<'_>, usize)> {
     // version, and the word-boundary check below turns it down.
     let len = body.bytes().take(MAX_VERSION_BYTES).take_while(|&b| b.is_ascii_digit() || b == b'.').count();
     let written = body[..len].trim_end_matches('.');
-    let numbers: Vec<&str> = written.split('.').collect();
-    if !(2..=4).contains(&numbers.len()) || numbers.iter().any(|n| n.is_empty() || n.len() > 6) {
+    let parts = written.split('.').count();
+    if !(2..=4).contains(&parts) || written.split('.').any(|n| n.is_empty() || n.len() > 6) {
         return None;
     }
     if body[written.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_') {
         return None;
     }
-    let parts = numbers.iter().map(|n| n.parse().ok()).collect::<Option<Vec<u64>>>()?;
-    Some((Version { prefixed, parts, minor_text: numbers[1] }, usize::from(prefixed) + written.len()))
+    let mut numbers = written.split('.');
+    let major_is_zero = numbers.next().is_some_and(|n| n.bytes().all(|b| b == b'0'));
+    let minor_text = numbers.next()?;
+    Some((Version { prefixed, parts, major_is_zero, minor_text }, usize::from(prefixed) + written.len()))
 }
 
 /// One of `verbs` right before `start`, an article at most between, as written with its
