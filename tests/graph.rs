@@ -1473,7 +1473,10 @@ struct WholeSetLabel {
 /// read once with them (0.77 / 0.75, whole 0.79 / 0.81), then became a fit set (stop 58).
 /// `eval/precision-traps-40` (stop 58: May 2029, the same brief in the real logs' own
 /// voice, relations mostly shown, not announced) is held out: read once before the stop-58
-/// choices and once after (0.76 / 0.83, whole 0.93 / 0.89, both times). Sets 6
+/// choices and once after (0.76 / 0.83, whole 0.93 / 0.89, both times).
+/// `eval/precision-traps-41` (stop 59: June 2029, the same brief, logs of every length
+/// and care, from hurried fragments to pasted output) was read once with the stop-58
+/// rules (0.74 / 0.71, whole 0.96 / 0.89), then became a fit set. Sets 6
 /// on also carry whole-set labels (what holds after the last log, what a
 /// later log ended). The whole-set table's last column counts the labelled removals and
 /// retractions (a log and a repo) whose log holds an ending mention of the repo (stop 43).
@@ -1525,6 +1528,7 @@ fn precision_traps_table() {
         ("eval/precision-traps-38", true),
         ("eval/precision-traps-39", false),
         ("eval/precision-traps-40", true),
+        ("eval/precision-traps-41", false),
     ];
     for (set, held_out) in sets {
         let (row, misses, sessions) = precision_trap_scores(&root().join(set), model.as_deref());

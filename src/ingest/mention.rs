@@ -88,6 +88,8 @@ pub struct NodeMatcher {
     /// Per node: whether it names a package (a crate, an npm package), something the
     /// project can be built on.
     packaged: Vec<bool>,
+    /// Per node: its package names as Rust code writes a crate's (lower case, `-` as `_`).
+    crates: Vec<Vec<String>>,
 }
 
 impl NodeMatcher {
@@ -150,7 +152,20 @@ impl NodeMatcher {
             .build(&patterns)
             .expect("node terms are plain strings");
         let packaged = nodes.iter().map(|node| !node.packages.is_empty()).collect();
-        NodeMatcher { automaton, terms, ids, packaged }
+        let crates = nodes
+            .iter()
+            .map(|node| node.packages.iter().map(|p| p.to_lowercase().replace('-', "_")).collect())
+            .collect();
+        NodeMatcher { automaton, terms, ids, packaged, crates }
+    }
+
+    /// Whether `name` is one of the node's packages as Rust code names the crate (`loro`
+    /// in `loro::LoroDoc`, `scryer_prolog`).
+    fn names_a_crate(&self, node: usize, name: &str) -> bool {
+        let rust = |b: u8| if b == b'-' { b'_' } else { b.to_ascii_lowercase() };
+        self.crates[node]
+            .iter()
+            .any(|krate| krate.len() == name.len() && krate.bytes().zip(name.bytes()).all(|(k, n)| k == rust(n)))
     }
 
     pub fn node_id(&self, node: usize) -> &str {
@@ -339,7 +354,8 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
         if !repo_context
             && (wiki_link
                 || followed_by_repo_word(text, end, cues)
-                || named_after_repo_word(text, line_start, start, cues))
+                || named_after_repo_word(text, line_start, start, cues)
+                || glossed_by_owner_name(text, start, end))
         {
             repo_context = true;
         }
@@ -575,6 +591,18 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 strong = true;
                 cue_at = c.start;
             } else if !strong
+                && cue.as_ref().is_none_or(|(class, _)| *class == CueClass::Learning)
+                && let Some(path) = source_path_after(text, c.end, s_end)
+            {
+                // "openclaw/openclaw `src/memory/` → memory_search runs vector + bm25",
+                // "Opened daydreams `packages/core/src/memory/` (episodic memory):": a path
+                // into the repo's tree, right after its name, points at the code read (stop
+                // 59: sets 6, 13, 31, 33, 37, 39 and 41, every such mention's log labelled
+                // learning).
+                cue = Some((CueClass::Learning, format!("{} `{path}` (a path into its tree)", &text[c.start..c.end])));
+                strong = true;
+                cue_at = c.start;
+            } else if !strong
                 && (!c.ambiguous || c.repo_context)
                 && let Some((at, verb, pronoun)) =
                     cues.study_by_pronoun_after(text, c.end, next_other_repo(line, c, line_stop))
@@ -659,12 +687,14 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 strong = true;
                 cue_at = c.start;
             } else if !strong
-                && (!c.ambiguous || c.repo_context)
+                && (!c.ambiguous || c.repo_context || matcher.names_a_crate(c.node, &text[c.start..c.end]))
                 && let Some(path) = rust_type_path(text, c.start, c.end)
             {
                 // `turso::Builder::new_local(..)`, "no method named `prepare_cached` found for
                 // struct `turso::Connection`": the project's Rust code names a type of the
-                // crate (unless the file tests the repo: see `subjects_own_compounds`).
+                // crate (unless the file tests the repo: see `subjects_own_compounds`). An
+                // ambiguous name counts when it is the repo's crate (`loro::LoroDoc::new()`),
+                // not a word that heads some other module (`kit::Layout`: kit ships none).
                 cue = Some((CueClass::Using, format!("{RUST_PATH}`{path}`")));
                 strong = true;
                 bound = true;
@@ -1025,6 +1055,19 @@ pub fn extract(text: &str, matcher: &NodeMatcher, cues: &Cues, skip_node: Option
                 strong = false;
                 inherited = false;
                 voided = true;
+            } else if !bound
+                && !c.repo_context
+                && matches!(cue, Some((CueClass::Testing, _)))
+                && let Some((article, noun)) = noun_it_modifies(text, line_start, c.start, c.end)
+            {
+                // "the first real test of the scrape path on a Dojo game", "yolo on a Dojo
+                // game": the run was on a thing built with the repo (death-mountain), not
+                // on the repo (stop 59: sets 6 and 14).
+                let name = &text[c.start..c.end];
+                cue = Some((CueClass::Plain, format!("modifies a noun: \"{article}{name}{noun}\"")));
+                strong = false;
+                inherited = false;
+                voided = true;
             } else if inherited
                 && matches!(line_shape(&text[line_start..line_stop]), LineShape::Item(_))
                 && let Some(denial) = *item_denied.get_or_insert_with(|| item_denial(text, &lines, line_idx, cues))
@@ -1127,6 +1170,72 @@ fn subjects_own_compounds(mentions: &mut [FoundMention], matcher: &NodeMatcher, 
         m.strong_cue = false;
     }
 }
+
+/// The path into a repo's tree in a code span right after the repo's name at `end`, within
+/// its sentence (before `s_end`): past at most a parenthesis ("openclaw (`openclaw/openclaw`,
+/// the old moltbot repo) `src/memory/`") and a ',' or ':'. A relative path of folders
+/// (`packages/core/src/memory/`, `examples/hooks/x.py`): at least one '/', starting with a
+/// letter or digit, not a home, absolute or dot path (`~/.claude/settings.json` is a local
+/// file) and no command (no space).
+fn source_path_after(text: &str, end: usize, s_end: usize) -> Option<&str> {
+    let mut rest = &text[end..s_end.max(end)];
+    if let Some(inner) = rest.strip_prefix(" (") {
+        let close = inner.bytes().take(MAX_GLOSS).position(|b| b == b')' || b == b'(' || b == b'\n')?;
+        rest = inner[close..].strip_prefix(')')?;
+    }
+    let rest = rest.strip_prefix([',', ':']).unwrap_or(rest);
+    let rest = rest.strip_prefix(' ')?.strip_prefix('`')?;
+    let len =
+        rest.bytes().take(MAX_SOURCE_PATH + 1).take_while(|b| b.is_ascii_alphanumeric() || b"_./-".contains(b)).count();
+    let path = &rest[..len.min(MAX_SOURCE_PATH)];
+    let relative = path.starts_with(|c: char| c.is_ascii_alphanumeric());
+    (len <= MAX_SOURCE_PATH && relative && path.contains('/') && rest[len..].starts_with('`')).then_some(path)
+}
+
+/// The longest parenthesis [`source_path_after`] steps over.
+const MAX_GLOSS: usize = 80;
+
+/// The longest path [`source_path_after`] reads.
+const MAX_SOURCE_PATH: usize = 160;
+
+/// Whether the name `[start, end)` is glossed by its `owner/name` in parentheses right
+/// after it, the same name after the owner: "kit (sveltejs/kit checkout)", "dust
+/// (dustproject/dust)". The writer says which repo the name is, whether or not the
+/// registry knows that owner.
+fn glossed_by_owner_name(text: &str, start: usize, end: usize) -> bool {
+    let Some(gloss) = text[end..].strip_prefix(" (") else { return false };
+    let owner =
+        gloss.bytes().take(MAX_OWNER + 1).take_while(|b| b.is_ascii_alphanumeric() || b"-_.".contains(b)).count();
+    let name = &text[start..end];
+    (1..=MAX_OWNER).contains(&owner)
+        && gloss[owner..].strip_prefix('/').is_some_and(|rest| {
+            rest.get(..name.len()).is_some_and(|n| n.eq_ignore_ascii_case(name))
+                && !rest[name.len()..].starts_with(|c: char| c.is_alphanumeric() || matches!(c, '-' | '_' | '/'))
+        })
+}
+
+/// The longest owner [`glossed_by_owner_name`] reads (GitHub allows 39 characters).
+const MAX_OWNER: usize = 39;
+
+/// The noun that the mention `[start, end)` modifies after an indefinite article, a
+/// word in lower case right after it: "a Dojo game", "a dagger pipeline" names a thing
+/// built with the repo, not the repo (a repo is one thing, never "a" one). The article and
+/// the noun (with the space before it) as written.
+fn noun_it_modifies(text: &str, line_start: usize, start: usize, end: usize) -> Option<(&str, &str)> {
+    let before = &text[line_start..start];
+    let article = ["a ", "an "].into_iter().find_map(|a| {
+        let at = before.len().checked_sub(a.len())?;
+        let written = before.get(at..).filter(|w| w.eq_ignore_ascii_case(a))?;
+        (!before[..at].ends_with(|ch: char| ch.is_alphanumeric())).then_some(written)
+    })?;
+    let rest = &text[end..];
+    let word = rest.strip_prefix(' ')?;
+    let len = word.bytes().take(MAX_NOUN + 1).take_while(|b| b.is_ascii_lowercase()).count();
+    (2..=MAX_NOUN).contains(&len).then(|| (article, &rest[..1 + len]))
+}
+
+/// The longest noun [`noun_it_modifies`] reads.
+const MAX_NOUN: usize = 24;
 
 /// How a version change's cue ends ([`version_change_after`]).
 const VERSION_CHANGE: &str = " (a version change)";
@@ -3171,8 +3280,9 @@ mod tests {
             node("dagger", &[]),
             NodeRegistered { packages: vec!["turso".into(), "libsql".into()], ..node("turso", &[]) },
             NodeRegistered { packages: vec!["@google/gemini-cli".into()], ..node("gemini-cli", &[]) },
-            node("loro", &[]),
+            NodeRegistered { packages: vec!["loro".into()], ..node("loro", &[]) },
             node("cuti", &[]),
+            node("kit", &[]),
             node("memista", &[]),
             node("death-mountain", &[]),
             node("livestore", &[]),
@@ -4281,6 +4391,66 @@ mod tests {
         );
         assert!(check("see `layer/dojo/notes.md`").iter().all(|(id, ..)| id != "dojo"));
         assert!(check("see `myadapters/dojo.rs`").iter().all(|(id, ..)| id != "dojo"));
+    }
+
+    #[test]
+    fn a_crate_path_an_agent_install_and_a_project_command_on_a_repo() {
+        // Stop 59: sets 14, 17, 31, 35 and 41.
+        // An ambiguous name heading a Rust path counts when it is the repo's crate.
+        let path = "```rust\nlet doc = loro::LoroDoc::new();\n```\n";
+        assert_eq!(cue_of(path, "loro"), (CueClass::Using, "Rust path `loro::LoroDoc`".into()));
+        assert!(strong(path, "loro"));
+        // Not an ambiguous name that names no crate of its repo (cuti ships none).
+        assert!(check("let l = cuti::Layout::new();").iter().all(|(id, ..)| id != "cuti"));
+        // A global install of a tool is an add command, `npm i` as well as `npm install`.
+        for text in ["- `npm i -g @google/gemini-cli@latest` -> 1.6.0", "$ npm install -g @google/gemini-cli"] {
+            assert_eq!(cue_of(text, "gemini-cli").0, CueClass::Using, "{text}");
+            assert!(strong(text, "gemini-cli"), "{text}");
+        }
+        // Not `npm init` or `npm info`, whose word only begins like it.
+        assert!(!strong("$ npm info @google/gemini-cli", "gemini-cli"));
+        // Not a thing built with the repo: "a Dojo game" is death-mountain.
+        let (class, why) = cue_of("Cairo extraction + yolo on a Dojo game", "dojo");
+        assert_eq!((class, why.as_str()), (CueClass::Plain, "modifies a noun: \"a Dojo game\""));
+        assert_eq!(cue_of("- yolo on a dojo", "dojo").0, CueClass::Testing);
+        assert_eq!(cue_of("- yolo on dojo game contracts", "dojo").0, CueClass::Testing);
+        // The project's own commands named bare before "on" run it on the repo.
+        for (text, repo) in [
+            ("yolo on death-mountain rebuilt + `scarb build` inside ✓", "death-mountain"),
+            ("- Oxidize on livestore: 9,614 chunks, 2m41s", "livestore"),
+            ("- Bench on dojo: MRR 0.641 → 0.668", "dojo"),
+        ] {
+            assert_eq!(cue_of(text, repo).0, CueClass::Testing, "{text}");
+            assert!(strong(text, repo), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_path_into_a_repos_tree_and_a_name_glossed_by_its_owner() {
+        // Stop 59: sets 6, 13, 31, 33, 37, 39 and 41.
+        for (text, repo) in [
+            ("dojoengine/dojo `crates/sozo/ops/` → sozo diffs the manifest", "dojo"),
+            ("Opened livestore `packages/core/src/memory/` (episodic memory):", "livestore"),
+            ("livestore (`livestorejs/livestore`, the old repo) `src/memory/` — the event log:", "livestore"),
+        ] {
+            let (class, why) = cue_of(text, repo);
+            assert_eq!(class, CueClass::Learning, "{text}");
+            assert!(why.ends_with("(a path into its tree)"), "{why}");
+            assert!(strong(text, repo), "{text}");
+        }
+        // A local file, a command, a path with no folder, a sentence that says another act.
+        for (text, repo) in [
+            ("gemini-cli `~/.gemini/settings.json` now holds the hook", "gemini-cli"),
+            ("dojo `sozo build` failed", "dojo"),
+            ("dojo `Scarb.toml` pins 2.8", "dojo"),
+            ("Scraped dojo `crates/`: 1,204 symbols", "dojo"),
+        ] {
+            assert_ne!(cue_of(text, repo).0, CueClass::Learning, "{text}");
+        }
+        // An ambiguous name glossed by its own `owner/name` is the repo, known owner or not.
+        assert!(check("kit (sveltejs/kit checkout): container build 2m41s").iter().any(|(id, ..)| id == "kit"));
+        assert!(check("kit (sveltejs/kitten): container build").iter().all(|(id, ..)| id != "kit"));
+        assert!(check("kit (our own): container build").iter().all(|(id, ..)| id != "kit"));
     }
 
     #[test]

@@ -37,7 +37,7 @@ use cues::Cues;
 use mention::NodeMatcher;
 
 /// Bump when extraction changes, so cached files are read again.
-const EXTRACTOR_VERSION: &[u8] = b"ingest-v36";
+const EXTRACTOR_VERSION: &[u8] = b"ingest-v37";
 
 const INGEST_FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("ingest_files");
 
